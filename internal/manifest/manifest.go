@@ -1,0 +1,312 @@
+// Package manifest decodes YAML/JSON streams into Kubernetes objects and
+// encodes them back, deterministically.
+//
+// Numbers follow Kubernetes' own JSON rules (integers become int64, everything
+// else float64) so that a decode/encode round trip does not turn 3 into 3.0.
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"sigs.k8s.io/yaml"
+)
+
+// Object is one Kubernetes object and where it came from.
+type Object struct {
+	Data   map[string]any
+	Source string // file, template or "stdin"
+	Doc    int    // 1-based document number within Source
+	Line   int    // 1-based line where the document starts
+}
+
+// Where says where the object came from, for error messages.
+func (o Object) Where() string {
+	return fmt.Sprintf("%s: document %d (line %d)", o.Source, o.Doc, o.Line)
+}
+
+// ID names the object as kubectl would: apiVersion kind namespace/name.
+func (o Object) ID() string {
+	md, _ := o.Data["metadata"].(map[string]any)
+	name, _ := md["name"].(string)
+	if ns, _ := md["namespace"].(string); ns != "" {
+		name = ns + "/" + name
+	}
+	if name == "" {
+		name = "(no name)"
+	}
+	av, _ := o.Data["apiVersion"].(string)
+	k, _ := o.Data["kind"].(string)
+	return fmt.Sprintf("%s %s %s", av, k, name)
+}
+
+// Error is a decode error with its location.
+type Error struct {
+	Source string
+	Doc    int
+	Line   int
+	Msg    string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s: document %d (line %d): %s", e.Source, e.Doc, e.Line, e.Msg)
+}
+
+// Limits bound what Decode accepts; zero values mean "no limit".
+type Limits struct {
+	MaxDocuments int
+	MaxDepth     int
+}
+
+// DefaultLimits are generous for real manifests and small enough to stop
+// hostile input early.
+var DefaultLimits = Limits{MaxDocuments: 200000, MaxDepth: 100}
+
+type chunk struct {
+	data []byte
+	line int
+}
+
+// split cuts a YAML stream at "---" lines, remembering each document's first line.
+func split(data []byte) []chunk {
+	var out []chunk
+	start, startLine, line := 0, 1, 1
+	for pos := 0; pos < len(data); {
+		end := bytes.IndexByte(data[pos:], '\n')
+		next := len(data)
+		if end >= 0 {
+			next = pos + end + 1
+		}
+		l := data[pos:next]
+		if isSeparator(l) {
+			out = append(out, chunk{data[start:pos], startLine})
+			start, startLine = next, line+1
+		}
+		pos = next
+		line++
+	}
+	return append(out, chunk{data[start:], startLine})
+}
+
+func isSeparator(l []byte) bool {
+	l = bytes.TrimRight(l, "\r\n")
+	if !bytes.HasPrefix(l, []byte("---")) && !bytes.Equal(l, []byte("...")) {
+		return false
+	}
+	rest := bytes.TrimSpace(l[3:])
+	return len(rest) == 0 || rest[0] == '#'
+}
+
+// blank reports whether a chunk holds no YAML content (only comments and space).
+func blank(b []byte) bool {
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		t := bytes.TrimSpace(l)
+		if len(t) > 0 && t[0] != '#' && !bytes.HasPrefix(t, []byte("%")) {
+			return false
+		}
+	}
+	return true
+}
+
+var lineRe = regexp.MustCompile(`line (\d+)`)
+
+// shiftLines makes YAML parser line numbers absolute within the file.
+func shiftLines(msg string, first int) string {
+	return lineRe.ReplaceAllStringFunc(msg, func(m string) string {
+		n, _ := strconv.Atoi(m[5:])
+		return "line " + strconv.Itoa(n+first-1)
+	})
+}
+
+// Decode reads every object in a YAML or JSON stream. Empty documents are
+// skipped; List kinds are flattened.
+func Decode(source string, data []byte) ([]Object, error) {
+	return DecodeWithLimits(source, data, DefaultLimits)
+}
+
+// DecodeWithLimits is Decode with explicit limits.
+func DecodeWithLimits(source string, data []byte, lim Limits) ([]Object, error) {
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		return decodeJSONStream(source, data, lim)
+	}
+	var out []Object
+	doc := 0
+	for _, c := range split(data) {
+		if blank(c.data) {
+			continue
+		}
+		doc++
+		if lim.MaxDocuments > 0 && doc > lim.MaxDocuments {
+			return nil, &Error{source, doc, c.line, fmt.Sprintf("more than %d documents; raise --max-documents if this is intended", lim.MaxDocuments)}
+		}
+		j, err := yaml.YAMLToJSON(c.data)
+		if err != nil {
+			return nil, &Error{source, doc, c.line, "malformed YAML: " + shiftLines(strings.TrimPrefix(err.Error(), "error converting YAML to JSON: "), c.line)}
+		}
+		objs, err := fromJSON(source, doc, c.line, j, lim)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
+}
+
+func decodeJSONStream(source string, data []byte, lim Limits) ([]Object, error) {
+	var out []Object
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for doc := 1; ; doc++ {
+		off := dec.InputOffset()
+		line := 1 + bytes.Count(data[:off], []byte("\n"))
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err == io.EOF {
+			return out, nil
+		} else if err != nil {
+			return nil, &Error{source, doc, line, "malformed JSON: " + err.Error()}
+		}
+		if lim.MaxDocuments > 0 && doc > lim.MaxDocuments {
+			return nil, &Error{source, doc, line, fmt.Sprintf("more than %d documents", lim.MaxDocuments)}
+		}
+		objs, err := fromJSON(source, doc, line, raw, lim)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, objs...)
+	}
+}
+
+func fromJSON(source string, doc, line int, j []byte, lim Limits) ([]Object, error) {
+	if bytes.Equal(bytes.TrimSpace(j), []byte("null")) {
+		return nil, nil
+	}
+	if lim.MaxDepth > 0 {
+		if d := depth(j); d > lim.MaxDepth {
+			return nil, &Error{source, doc, line, fmt.Sprintf("nesting deeper than %d levels", lim.MaxDepth)}
+		}
+	}
+	var v any
+	if err := utiljson.Unmarshal(j, &v); err != nil {
+		return nil, &Error{source, doc, line, err.Error()}
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, &Error{source, doc, line, fmt.Sprintf("document is %s, not an object; every document must be a Kubernetes object with apiVersion and kind", typeName(v))}
+	}
+	return flatten(Object{Data: m, Source: source, Doc: doc, Line: line})
+}
+
+// flatten expands List kinds (v1 List, FooList with items) into their items.
+func flatten(o Object) ([]Object, error) {
+	kind, _ := o.Data["kind"].(string)
+	av, _ := o.Data["apiVersion"].(string)
+	items, isList := o.Data["items"].([]any)
+	if strings.HasSuffix(kind, "List") && isList {
+		var out []Object
+		for i, it := range items {
+			m, ok := it.(map[string]any)
+			if !ok {
+				return nil, &Error{o.Source, o.Doc, o.Line, fmt.Sprintf("%s item %d is %s, not an object", kind, i, typeName(it))}
+			}
+			sub, err := flatten(Object{Data: m, Source: o.Source, Doc: o.Doc, Line: o.Line})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sub...)
+		}
+		return out, nil
+	}
+	if av == "" || kind == "" {
+		return nil, &Error{o.Source, o.Doc, o.Line, "object has no apiVersion or kind; every document must be a Kubernetes object"}
+	}
+	return []Object{o}, nil
+}
+
+// depth measures JSON nesting without building values, so hostile input is
+// refused before it costs memory.
+func depth(j []byte) int {
+	d, max, inStr, esc := 0, 0, false, false
+	for _, c := range j {
+		switch {
+		case esc:
+			esc = false
+		case inStr && c == '\\':
+			esc = true
+		case c == '"':
+			inStr = !inStr
+		case inStr:
+		case c == '{' || c == '[':
+			d++
+			if d > max {
+				max = d
+			}
+		case c == '}' || c == ']':
+			d--
+		}
+	}
+	return max
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int64, float64, json.Number:
+		return "a number"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// TypeName is the JSON type of v in words ("a string", "a list", ...).
+func TypeName(v any) string { return typeName(v) }
+
+// Encode writes objects as a YAML stream ("---" between documents) or, with
+// format "json", as one indented JSON document per object.
+func Encode(w io.Writer, objs []Object, format string) error {
+	var buf bytes.Buffer
+	for i, o := range objs {
+		if err := encodeOne(&buf, o.Data, format, i); err != nil {
+			return fmt.Errorf("%s: %s: encoding: %w", o.Where(), o.ID(), err)
+		}
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+func encodeOne(buf *bytes.Buffer, v any, format string, i int) error {
+	switch format {
+	case "json":
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return err
+		}
+		buf.Write(b)
+		buf.WriteByte('\n')
+	case "", "yaml":
+		b, err := yaml.Marshal(v)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			buf.WriteString("---\n")
+		}
+		buf.Write(b)
+	default:
+		return fmt.Errorf("unknown output format %q (use yaml or json)", format)
+	}
+	return nil
+}
