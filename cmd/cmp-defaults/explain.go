@@ -1,0 +1,133 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+)
+
+type explainObject struct {
+	APIVersion string            `json:"apiVersion"`
+	Kind       string            `json:"kind"`
+	Namespace  string            `json:"namespace,omitempty"`
+	Name       string            `json:"name"`
+	Source     string            `json:"source"`
+	Document   int               `json:"document"`
+	Line       int               `json:"line"`
+	Covered    bool              `json:"covered"`
+	Filled     []defaults.Filled `json:"filled"`
+}
+
+type explainSelection struct {
+	Operator string `json:"operator"`
+	Release  string `json:"release"`
+	Profile  string `json:"profile"`
+	File     string `json:"file"`
+	Source   string `json:"source"`
+	Warning  string `json:"warning,omitempty"`
+}
+
+type explainReport struct {
+	Operators []explainSelection `json:"operators"`
+	Objects   []explainObject    `json:"objects"`
+}
+
+func (c *cli) explainCmd() *cobra.Command {
+	var o common
+	cmd := &cobra.Command{
+		Use:   "explain [FILE...|-]",
+		Short: "Show, object by object, which fields would be filled and why",
+		Long: `Explain fills like 'fill' but prints, for every object, each field that would be set,
+its value, the rule (a jq path), and the operator release and profile file it comes from.`,
+		Example: `  cmp-defaults explain --operator external-secrets@2.5.0 examples/plain/externalsecret.yaml
+  cmp-defaults explain --operator cert-manager@1.19.0 -o json certificate.yaml`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.output != "text" && o.output != "json" {
+				return usagef("--output %q: use text or json", o.output)
+			}
+			if len(o.operators) == 0 {
+				return usagef("explain needs at least one --operator NAME@VERSION")
+			}
+			e, res, err := c.engine(&o)
+			if err != nil {
+				return err
+			}
+			objs, err := c.readInputs(args)
+			if err != nil {
+				return err
+			}
+			rep := buildReport(e, res, objs)
+			if err := fillAll(e, objs, func(i int, f defaults.Filled) {
+				rep.Objects[i].Filled = append(rep.Objects[i].Filled, f)
+			}); err != nil {
+				return err
+			}
+			if o.output == "json" {
+				enc := json.NewEncoder(c.out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			}
+			writeExplain(c.out, rep)
+			return nil
+		},
+	}
+	addCommon(cmd, &o)
+	o.output = "text"
+	cmd.Flags().Lookup("output").Usage = "output format: text or json"
+	cmd.Flags().Lookup("output").DefValue = "text"
+	return cmd
+}
+
+func buildReport(e *defaults.Engine, res []*operators.Resolution, objs []manifest.Object) *explainReport {
+	rep := &explainReport{Operators: []explainSelection{}, Objects: make([]explainObject, len(objs))}
+	for _, r := range res {
+		rep.Operators = append(rep.Operators, explainSelection{Operator: r.Operator, Release: r.Requested, Profile: r.Profile.Version, File: r.Profile.File, Source: r.Profile.Source, Warning: r.Warning})
+	}
+	for i, ob := range objs {
+		av, _ := ob.Data["apiVersion"].(string)
+		k, _ := ob.Data["kind"].(string)
+		md, _ := ob.Data["metadata"].(map[string]any)
+		name, _ := md["name"].(string)
+		ns, _ := md["namespace"].(string)
+		rep.Objects[i] = explainObject{APIVersion: av, Kind: k, Name: name, Namespace: ns, Source: ob.Source, Document: ob.Doc, Line: ob.Line, Covered: e.Covers(av, k), Filled: []defaults.Filled{}}
+	}
+	return rep
+}
+
+func writeExplain(w io.Writer, rep *explainReport) {
+	for _, s := range rep.Operators {
+		fmt.Fprintf(w, "# %s@%s: profile %s (%s, %s)\n", s.Operator, strings.TrimPrefix(s.Release, "v"), s.Profile, s.File, s.Source)
+	}
+	filled, fields, complete, other := 0, 0, 0, 0
+	for _, ob := range rep.Objects {
+		name := ob.Name
+		if ob.Namespace != "" {
+			name = ob.Namespace + "/" + name
+		}
+		fmt.Fprintf(w, "\n%s %s %s  (%s: document %d, line %d)\n", ob.APIVersion, ob.Kind, name, ob.Source, ob.Document, ob.Line)
+		switch {
+		case !ob.Covered:
+			other++
+			fmt.Fprintln(w, "  no selected profile has rules for this kind: passed through")
+		case len(ob.Filled) == 0:
+			complete++
+			fmt.Fprintln(w, "  nothing to fill: every defaulted field is already set")
+		default:
+			filled++
+			fields += len(ob.Filled)
+			for _, f := range ob.Filled {
+				v, _ := json.Marshal(f.Value)
+				fmt.Fprintf(w, "  %s = %s\n", f.Path, v)
+				fmt.Fprintf(w, "      %s %s  from %s@%s, profile %s (%s:%d)\n", f.Type, f.Rule, f.Origin.Operator, strings.TrimPrefix(f.Origin.Release, "v"), f.Origin.Profile, f.Origin.File, f.Line)
+			}
+		}
+	}
+	fmt.Fprintf(w, "\n%d object(s): %d filled (%d field(s)), %d already complete, %d not covered by the selected profiles\n", len(rep.Objects), filled, fields, complete, other)
+}

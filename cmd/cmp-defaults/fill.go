@@ -1,0 +1,44 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+)
+
+func (c *cli) fillCmd() *cobra.Command {
+	var o common
+	cmd := &cobra.Command{
+		Use:   "fill [FILE...|-]",
+		Short: "Fill admission defaults into a YAML/JSON stream from files or stdin",
+		Long: `Fill reads Kubernetes objects (YAML or JSON, multi-document, List kinds flattened) and
+writes them back with every field the selected operator releases' admission would add.
+Fields you wrote are never changed; objects of other kinds pass through.`,
+		Example: `  cmp-defaults fill --operator external-secrets@2.5.0 examples/plain/externalsecret.yaml
+  helm template my-chart | cmp-defaults fill --operator cert-manager@1.19.0 -`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			e, _, err := c.engine(&o)
+			if err != nil {
+				return err
+			}
+			objs, err := c.readInputs(args)
+			if err != nil {
+				return err
+			}
+			if len(o.operators) == 0 {
+				fmt.Fprintln(c.errw, "Warning: no --operator selected; objects pass through unchanged")
+			}
+			if err := fillAll(e, objs, nil); err != nil {
+				return err
+			}
+			return manifest.Encode(c.out, objs, o.output)
+		},
+	}
+	addCommon(cmd, &o)
+	return cmd
+}

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/profiles"
+)
+
+// cli carries what every command shares.
+type cli struct {
+	stdin io.Reader
+	out   io.Writer // buffered stdout
+	errw  io.Writer
+}
+
+// common are the flags shared by commands that fill.
+type common struct {
+	operators   []string
+	profileDirs []string
+	strict      bool
+	output      string
+}
+
+func (c *cli) root() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "cmp-defaults",
+		Short: "Pre-fill the fields Kubernetes admission adds, so Argo CD diffs are clean",
+		Long: `cmp-defaults renders manifests (plain YAML, Helm, Kustomize) and fills exactly the fields
+that the API server will add on admission -- CRD schema defaults and known webhook defaults --
+taken from versioned operator profiles. Desired state then equals what the cluster stores,
+and Argo CD shows no drift without ignoreDifferences.
+
+It runs as an Argo CD Config Management Plugin ('generate') and as a local CLI.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(c.fillCmd(), c.explainCmd(), c.profilesCmd(), c.versionCmd())
+	for _, add := range extraCommands {
+		root.AddCommand(add(c))
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	return root
+}
+
+// extraCommands lets other files register commands without touching root().
+var extraCommands []func(*cli) *cobra.Command
+
+func addCommon(cmd *cobra.Command, o *common) {
+	f := cmd.Flags()
+	f.StringArrayVar(&o.operators, "operator", nil, "operator release whose admission defaults to fill, NAME@VERSION (repeatable), e.g. external-secrets@2.5.0")
+	f.StringArrayVar(&o.profileDirs, "profiles-dir", nil, "directory of extra or overriding profiles (repeatable; default from $CMP_DEFAULTS_PROFILES_DIR, colon-separated)")
+	f.BoolVar(&o.strict, "strict", false, "fail instead of warning when a release was not checked (newer or unknown patch)")
+	f.StringVarP(&o.output, "output", "o", "yaml", "output format: yaml or json")
+}
+
+func (o *common) validate() error {
+	if o.output != "yaml" && o.output != "json" {
+		return usagef("--output %q: use yaml or json", o.output)
+	}
+	return nil
+}
+
+func (o *common) dirs() []string {
+	if len(o.profileDirs) > 0 {
+		return o.profileDirs
+	}
+	if env := os.Getenv("CMP_DEFAULTS_PROFILES_DIR"); env != "" {
+		var out []string
+		for _, d := range filepath.SplitList(env) {
+			if d != "" {
+				out = append(out, d)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+func (o *common) store() (*operators.Store, error) {
+	return operators.Load(operators.LoadOptions{Embedded: profiles.FS, Dirs: o.dirs()})
+}
+
+// engine resolves the selected operator releases and compiles their rules.
+// Warnings go to stderr once.
+func (c *cli) engine(o *common) (*defaults.Engine, []*operators.Resolution, error) {
+	return c.engineFor(o, o.operators)
+}
+
+func (c *cli) engineFor(o *common, refs []string) (*defaults.Engine, []*operators.Resolution, error) {
+	st, err := o.store()
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := resolveAll(st, refs, o.strict)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, r := range res {
+		if r.Warning != "" {
+			fmt.Fprintln(c.errw, "Warning: "+r.Warning)
+		}
+	}
+	e, err := defaults.Compile(res, st.ProfileFile)
+	return e, res, err
+}
+
+func resolveAll(st *operators.Store, refs []string, strict bool) ([]*operators.Resolution, error) {
+	var res []*operators.Resolution
+	seen := map[string]string{}
+	for _, ref := range refs {
+		for _, one := range strings.Split(ref, ",") {
+			one = strings.TrimSpace(one)
+			if one == "" {
+				continue
+			}
+			name, ver, err := operators.ParseRef(one)
+			if err != nil {
+				return nil, usageError{err}
+			}
+			if prev, dup := seen[name]; dup {
+				if prev == ver {
+					continue
+				}
+				return nil, usagef("conflicting releases for %s: %s and %s; select one", name, strings.TrimPrefix(prev, "v"), strings.TrimPrefix(ver, "v"))
+			}
+			seen[name] = ver
+			r, err := st.Resolve(name, ver, strict)
+			if err != nil {
+				return nil, err
+			}
+			res = append(res, r)
+		}
+	}
+	return res, nil
+}
+
+// readInputs decodes the named files, or stdin for none or "-".
+func (c *cli) readInputs(args []string) ([]manifest.Object, error) {
+	if len(args) == 0 {
+		args = []string{"-"}
+	}
+	var all []manifest.Object
+	for _, a := range args {
+		var (
+			data []byte
+			err  error
+			name = a
+		)
+		if a == "-" {
+			name = "stdin"
+			data, err = readLimited(c.stdin, "stdin")
+		} else {
+			data, err = readFile(a)
+		}
+		if err != nil {
+			return nil, err
+		}
+		objs, err := manifest.Decode(name, data)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, objs...)
+	}
+	return all, nil
+}
+
+// maxInput bounds how much one input may hold.
+var maxInput int64 = 64 << 20
+
+func readLimited(r io.Reader, name string) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxInput+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if int64(len(data)) > maxInput {
+		return nil, fmt.Errorf("%s: input is larger than %d bytes; raise CMP_DEFAULTS_MAX_INPUT_BYTES if this is intended", name, maxInput)
+	}
+	return data, nil
+}
+
+func readFile(name string) ([]byte, error) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, pathErr(err))
+	}
+	if fi.IsDir() {
+		return nil, usagef("%s is a directory; render it with 'cmp-defaults render %s' or pass its files", name, name)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, pathErr(err))
+	}
+	defer f.Close()
+	return readLimited(f, name)
+}
+
+func pathErr(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// fillAll fills every object; errors name the object and where it came from.
+func fillAll(e *defaults.Engine, objs []manifest.Object, record func(i int, f defaults.Filled)) error {
+	for i := range objs {
+		var rec func(defaults.Filled)
+		if record != nil {
+			i := i
+			rec = func(f defaults.Filled) { record(i, f) }
+		}
+		if err := e.Fill(objs[i].Data, rec); err != nil {
+			return fmt.Errorf("%s: %s: %v", objs[i].Where(), objs[i].ID(), err)
+		}
+	}
+	return nil
+}

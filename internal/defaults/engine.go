@@ -1,0 +1,371 @@
+// Package defaults is the fill engine: profile rules compiled per kind into
+// a tree, applied to objects with the API server's structural defaulting
+// algorithm, with provenance for explain.
+package defaults
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/itchyny/gojq"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+)
+
+// Origin says which operator release and profile file a rule comes from.
+type Origin struct {
+	Operator string `json:"operator"`
+	Release  string `json:"release"` // the release asked for
+	Profile  string `json:"profile"` // the profile version in force
+	File     string `json:"file"`
+	Source   string `json:"source"`
+}
+
+// Filled is one field the engine set.
+type Filled struct {
+	Path   string `json:"path"`  // concrete path, e.g. .spec.data[0].remoteRef.nullBytePolicy
+	Value  any    `json:"value"` //
+	Rule   string `json:"rule"`  // the profile rule's path
+	Type   string `json:"type"`  // "default" (CRD schema) or "mutation" (webhook)
+	Line   int    `json:"line,omitempty"`
+	Origin Origin `json:"origin"`
+}
+
+// TypeError is an object whose value at a default path has the wrong type.
+type TypeError struct {
+	Path string
+	Want string
+	Got  any
+	Rule string
+}
+
+func (e *TypeError) Error() string {
+	return fmt.Sprintf("%s is %s, but the schema says %s (rule %s); the API server would reject this object: fix the manifest", e.Path, manifest.TypeName(e.Got), e.Want, e.Rule)
+}
+
+// node is a compiled schema node: only branches that lead to defaults.
+type node struct {
+	props    []*prop // sorted by name
+	items    *node   // list items ([] on a list)
+	values   *node   // map values ([] on a map)
+	leafType string  // declared type of a defaulted leaf, for checks
+}
+
+type prop struct {
+	name     string
+	child    *node
+	def      any
+	hasDef   bool
+	nullable bool
+	rule     *rule
+}
+
+type rule struct {
+	path   string
+	typ    string
+	line   int
+	origin *Origin
+}
+
+type mutation struct {
+	path   string
+	code   *gojq.Code
+	when   *gojq.Code
+	value  any
+	line   int
+	origin *Origin
+}
+
+type kindRules struct {
+	root      *node
+	mutations []*mutation
+}
+
+// Engine applies the compiled rules of the selected profiles.
+type Engine struct {
+	kinds map[string]*kindRules // "apiVersion kind"
+	res   []*operators.Resolution
+}
+
+// Compile builds an engine from resolved profiles. Two profiles that define
+// the same apiVersion and kind are an error.
+func Compile(res []*operators.Resolution, file func(op, version string) (string, string)) (*Engine, error) {
+	e := &Engine{kinds: map[string]*kindRules{}, res: res}
+	owner := map[string]string{}
+	for _, r := range res {
+		p := r.Profile
+		f, src := p.File, p.Source
+		if file != nil {
+			if ff, s := file(p.Operator, p.Version); ff != "" {
+				f, src = ff, s
+			}
+		}
+		o := &Origin{Operator: r.Operator, Release: r.Requested, Profile: p.Version, File: f, Source: src}
+		for i := range p.Resources {
+			rs := &p.Resources[i]
+			key := rs.APIVersion() + " " + rs.Kind
+			if prev, dup := owner[key]; dup {
+				return nil, fmt.Errorf("%s and %s both have rules for %s; select only one of them", prev, r.Ref(), key)
+			}
+			owner[key] = r.Ref()
+			kr, err := compileResource(rs, o)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %v", f, err)
+			}
+			e.kinds[key] = kr
+		}
+	}
+	return e, nil
+}
+
+func compileResource(rs *operators.Resource, o *Origin) (*kindRules, error) {
+	maps := map[string]bool{}
+	for _, m := range rs.Maps {
+		maps[m] = true
+	}
+	kr := &kindRules{root: &node{}}
+	for i := range rs.Defaults {
+		d := &rs.Defaults[i]
+		segs, err := operators.ParsePath(d.Path)
+		if err != nil {
+			return nil, err
+		}
+		n := kr.root
+		for j, s := range segs {
+			last := j == len(segs)-1
+			switch {
+			case s.Iter && maps[operators.FormatPath(segs[:j])]:
+				if n.values == nil {
+					n.values = &node{}
+				}
+				n = n.values
+			case s.Iter:
+				if n.items == nil {
+					n.items = &node{}
+				}
+				n = n.items
+			default:
+				p := n.find(s.Name)
+				if p == nil {
+					p = &prop{name: s.Name, child: &node{}}
+					n.props = append(n.props, p)
+					sort.Slice(n.props, func(a, b int) bool { return n.props[a].name < n.props[b].name })
+				}
+				if last {
+					p.def, p.hasDef, p.nullable = d.Value, true, d.Nullable
+					p.rule = &rule{path: d.Path, typ: d.Type, line: d.Line, origin: o}
+					p.child.leafType = d.Type
+				}
+				n = p.child
+			}
+		}
+	}
+	for i := range rs.Mutations {
+		m := &rs.Mutations[i]
+		code, err := operators.CompileJQ(m.Path, true)
+		if err != nil {
+			return nil, err
+		}
+		mu := &mutation{path: m.Path, code: code, value: m.Value, line: m.Line, origin: o}
+		if m.When != "" {
+			if mu.when, err = operators.CompileJQ(m.When, false); err != nil {
+				return nil, err
+			}
+		}
+		kr.mutations = append(kr.mutations, mu)
+	}
+	return kr, nil
+}
+
+func (n *node) find(name string) *prop {
+	for _, p := range n.props {
+		if p.name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Covers reports whether any selected profile has rules for the kind.
+func (e *Engine) Covers(apiVersion, kind string) bool {
+	return e.kinds[apiVersion+" "+kind] != nil
+}
+
+// Kinds lists "apiVersion kind" for every kind with rules.
+func (e *Engine) Kinds() []string {
+	var out []string
+	for k := range e.kinds {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Fill applies the rules to obj in place. record, if not nil, is called
+// for every field set. Objects of kinds without rules are left alone.
+func (e *Engine) Fill(obj map[string]any, record func(Filled)) error {
+	av, _ := obj["apiVersion"].(string)
+	k, _ := obj["kind"].(string)
+	kr := e.kinds[av+" "+k]
+	if kr == nil {
+		return nil
+	}
+	w := &walk{record: record}
+	if err := w.apply(obj, kr.root); err != nil {
+		return err
+	}
+	if len(kr.mutations) == 0 {
+		return nil
+	}
+	// The API server defaults again after mutating webhooks ran.
+	changed, err := applyMutations(obj, kr.mutations, record)
+	if err != nil || !changed {
+		return err
+	}
+	w.path = w.path[:0]
+	return w.apply(obj, kr.root)
+}
+
+type walk struct {
+	path   []any // string keys and int indexes
+	record func(Filled)
+}
+
+func (w *walk) apply(x any, n *node) error {
+	switch x := x.(type) {
+	case map[string]any:
+		for _, p := range n.props {
+			if !p.hasDef {
+				continue
+			}
+			if v, found := x[p.name]; !found || (v == nil && !p.nullable) {
+				x[p.name] = runtime.DeepCopyJSONValue(p.def)
+				if w.record != nil {
+					w.emit(p.name, x[p.name], p.rule)
+				}
+			}
+		}
+		for _, p := range n.props {
+			v, found := x[p.name]
+			if !found {
+				continue
+			}
+			w.path = append(w.path, p.name)
+			if err := w.check(v, p); err != nil {
+				return err
+			}
+			if err := w.apply(v, p.child); err != nil {
+				return err
+			}
+			w.path = w.path[:len(w.path)-1]
+		}
+		if n.values != nil {
+			for _, k := range sortedKeys(x) {
+				w.path = append(w.path, k)
+				if err := w.apply(x[k], n.values); err != nil {
+					return err
+				}
+				w.path = w.path[:len(w.path)-1]
+			}
+		}
+	case []any:
+		if n.items != nil {
+			for i := range x {
+				w.path = append(w.path, i)
+				if err := w.apply(x[i], n.items); err != nil {
+					return err
+				}
+				w.path = w.path[:len(w.path)-1]
+			}
+		}
+	}
+	return nil
+}
+
+// check refuses values whose type cannot hold what the rules below need:
+// the API server would reject them, and guessing would hide the mistake.
+func (w *walk) check(v any, p *prop) error {
+	if v == nil {
+		return nil
+	}
+	n := p.child
+	want := ""
+	switch {
+	case len(n.props) > 0 || n.values != nil:
+		if _, ok := v.(map[string]any); !ok {
+			want = "an object"
+		}
+	case n.items != nil:
+		if _, ok := v.([]any); !ok {
+			want = "a list"
+		}
+	case n.leafType != "":
+		if err := operators.CheckType(n.leafType, v); err != nil {
+			want = "of type " + n.leafType
+		}
+	}
+	if want == "" {
+		return nil
+	}
+	r := ""
+	if p.rule != nil {
+		r = p.rule.path
+	} else {
+		r = firstRule(n)
+	}
+	return &TypeError{Path: formatPath(w.path), Want: want, Got: v, Rule: r}
+}
+
+func firstRule(n *node) string {
+	for _, p := range n.props {
+		if p.rule != nil {
+			return p.rule.path
+		}
+		if r := firstRule(p.child); r != "" {
+			return r
+		}
+	}
+	for _, c := range []*node{n.items, n.values} {
+		if c != nil {
+			if r := firstRule(c); r != "" {
+				return r
+			}
+		}
+	}
+	return ""
+}
+
+func (w *walk) emit(name string, v any, r *rule) {
+	w.record(Filled{Path: formatPath(append(w.path, name)), Value: v, Rule: r.path, Type: "default", Line: r.line, Origin: *r.origin})
+}
+
+func sortedKeys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// formatPath renders a concrete path: .spec.data[0].remoteRef.
+func formatPath(p []any) string {
+	var b strings.Builder
+	for i, s := range p {
+		switch s := s.(type) {
+		case int:
+			b.WriteString("[" + strconv.Itoa(s) + "]")
+		case string:
+			f := operators.Field(s)
+			if i == 0 && f[0] == '[' {
+				b.WriteByte('.')
+			}
+			b.WriteString(f)
+		}
+	}
+	return b.String()
+}

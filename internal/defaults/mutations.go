@@ -1,0 +1,110 @@
+package defaults
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// applyMutations sets each mutation's value at every path its jq expression
+// selects where the field is absent (or null) and its parent exists.
+func applyMutations(obj map[string]any, ms []*mutation, record func(Filled)) (bool, error) {
+	changed := false
+	for _, m := range ms {
+		in := jqValue(obj)
+		if m.when != nil {
+			v, ok := m.when.Run(in).Next()
+			if !ok {
+				continue
+			}
+			if err, isErr := v.(error); isErr {
+				return false, fmt.Errorf("mutation %s: when: %v", m.path, err)
+			}
+			if v == nil || v == false {
+				continue
+			}
+		}
+		var paths [][]any
+		iter := m.code.Run(in)
+		for {
+			v, ok := iter.Next()
+			if !ok {
+				break
+			}
+			if err, isErr := v.(error); isErr {
+				return false, fmt.Errorf("mutation %s: %v", m.path, err)
+			}
+			if p, ok := v.([]any); ok && len(p) > 0 {
+				paths = append(paths, p)
+			}
+		}
+		for _, p := range paths {
+			parent, ok := lookup(obj, p[:len(p)-1])
+			if !ok {
+				continue
+			}
+			key, ok := p[len(p)-1].(string)
+			pm, isMap := parent.(map[string]any)
+			if !ok || !isMap {
+				continue
+			}
+			if v, found := pm[key]; found && v != nil {
+				continue
+			}
+			pm[key] = runtime.DeepCopyJSONValue(m.value)
+			changed = true
+			if record != nil {
+				record(Filled{Path: formatPath(p), Value: pm[key], Rule: m.path, Type: "mutation", Line: m.line, Origin: *m.origin})
+			}
+		}
+	}
+	return changed, nil
+}
+
+// lookup follows a jq path of string keys and int indexes.
+func lookup(x any, p []any) (any, bool) {
+	for _, s := range p {
+		switch s := s.(type) {
+		case string:
+			m, ok := x.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			if x, ok = m[s]; !ok {
+				return nil, false
+			}
+		case int:
+			l, ok := x.([]any)
+			if !ok || s < 0 || s >= len(l) {
+				return nil, false
+			}
+			x = l[s]
+		default:
+			return nil, false
+		}
+	}
+	return x, x != nil
+}
+
+// jqValue converts int64 (which gojq does not take) to int, copying only
+// what it must.
+func jqValue(x any) any {
+	switch x := x.(type) {
+	case int64:
+		return int(x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, v := range x {
+			out[k] = jqValue(v)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, v := range x {
+			out[i] = jqValue(v)
+		}
+		return out
+	}
+	return x
+}
+

@@ -1,0 +1,171 @@
+package operators
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"sigs.k8s.io/yaml"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+)
+
+// CRDFile is one input file of Extract.
+type CRDFile struct {
+	Name string
+	Data []byte
+}
+
+// ParseCRDs reads every CustomResourceDefinition in the files; other kinds
+// are ignored. Served versions only matter to Extract.
+func ParseCRDs(files []CRDFile) ([]apiextv1.CustomResourceDefinition, error) {
+	var crds []apiextv1.CustomResourceDefinition
+	for _, f := range files {
+		objs, err := manifest.Decode(f.Name, f.Data)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range objs {
+			if o.Data["kind"] != "CustomResourceDefinition" {
+				continue
+			}
+			if av := o.Data["apiVersion"]; av != "apiextensions.k8s.io/v1" {
+				return nil, fmt.Errorf("%s: %s: apiVersion %v is not supported; only apiextensions.k8s.io/v1 CRDs carry structural defaults", o.Where(), o.ID(), av)
+			}
+			j, err := utiljson.Marshal(o.Data)
+			if err != nil {
+				return nil, err
+			}
+			var crd apiextv1.CustomResourceDefinition
+			if err := yaml.Unmarshal(j, &crd); err != nil {
+				return nil, fmt.Errorf("%s: %s: %v", o.Where(), o.ID(), err)
+			}
+			crds = append(crds, crd)
+		}
+	}
+	return crds, nil
+}
+
+// Extract builds a profile from CRDs: one resource per served version whose
+// schema declares defaults. Defaults under .status are left out: with the
+// status subresource the API server drops status on create, and status is
+// the controller's, not Git's.
+func Extract(operator, version string, crds []apiextv1.CustomResourceDefinition) (*Profile, error) {
+	if err := checkName(operator); err != nil {
+		return nil, err
+	}
+	v, err := CanonicalVersion(version)
+	if err != nil {
+		return nil, err
+	}
+	p := &Profile{APIVersion: APIVersion, Kind: KindProfile, Operator: operator, Version: v}
+	seen := map[string]string{}
+	for _, crd := range crds {
+		for _, ver := range crd.Spec.Versions {
+			if !ver.Served {
+				continue
+			}
+			key := crd.Spec.Group + "/" + ver.Name + " " + crd.Spec.Names.Kind
+			if prev, dup := seen[key]; dup {
+				return nil, fmt.Errorf("%s is defined by two CRDs (%s and %s)", key, prev, crd.Name)
+			}
+			seen[key] = crd.Name
+			if ver.Schema == nil || ver.Schema.OpenAPIV3Schema == nil {
+				continue
+			}
+			r := Resource{Group: crd.Spec.Group, Version: ver.Name, Kind: crd.Spec.Names.Kind, Storage: ver.Storage}
+			w := walker{r: &r, crd: crd.Name}
+			if err := w.walk(ver.Schema.OpenAPIV3Schema, nil); err != nil {
+				return nil, err
+			}
+			if len(r.Defaults) > 0 {
+				sort.Strings(r.Maps)
+				p.Resources = append(p.Resources, r)
+			}
+		}
+	}
+	sort.Slice(p.Resources, func(i, j int) bool {
+		a, b := p.Resources[i], p.Resources[j]
+		if a.Group != b.Group {
+			return a.Group < b.Group
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return a.Version < b.Version
+	})
+	return p, nil
+}
+
+type walker struct {
+	r   *Resource
+	crd string
+}
+
+// walk records defaults top-down, properties in name order, and returns
+// whether the subtree holds any.
+func (w *walker) walk(s *apiextv1.JSONSchemaProps, segs []Seg) error {
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if len(segs) == 0 && (n == "status" || n == "apiVersion" || n == "kind") {
+			continue
+		}
+		child := s.Properties[n]
+		p := append(append([]Seg(nil), segs...), Seg{Name: n})
+		if child.Default != nil {
+			var v any
+			if err := utiljson.Unmarshal(child.Default.Raw, &v); err != nil {
+				return fmt.Errorf("CRD %s: default at %s: %v", w.crd, FormatPath(p), err)
+			}
+			typ := child.Type
+			if child.XIntOrString {
+				typ = ""
+			}
+			w.r.Defaults = append(w.r.Defaults, Default{Path: FormatPath(p), Type: typ, Nullable: child.Nullable, Value: v})
+		}
+		if err := w.walk(&child, p); err != nil {
+			return err
+		}
+	}
+	iter := append(append([]Seg(nil), segs...), Seg{Iter: true})
+	if s.Items != nil && s.Items.Schema != nil {
+		if s.Items.Schema.Default != nil {
+			return fmt.Errorf("CRD %s: a default on the items of %s is not supported yet", w.crd, FormatPath(segs))
+		}
+		if err := w.walk(s.Items.Schema, iter); err != nil {
+			return err
+		}
+	}
+	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
+		if s.AdditionalProperties.Schema.Default != nil {
+			return fmt.Errorf("CRD %s: a default on the values of map %s is not supported yet", w.crd, FormatPath(segs))
+		}
+		before := len(w.r.Defaults)
+		if err := w.walk(s.AdditionalProperties.Schema, iter); err != nil {
+			return err
+		}
+		if len(w.r.Defaults) > before {
+			w.r.Maps = append(w.r.Maps, FormatPath(segs))
+		}
+	}
+	return nil
+}
+
+// SameRules reports whether two profiles declare the same rules, whatever
+// their versions: a release whose rules equal the previous one's needs no
+// profile file of its own.
+func SameRules(a, b *Profile) bool {
+	ca, cb := *a, *b
+	ca.Version, cb.Version = "", ""
+	ca.Description, cb.Description = "", ""
+	ma, err1 := Marshal(&ca)
+	mb, err2 := Marshal(&cb)
+	return err1 == nil && err2 == nil && bytes.Equal(ma, mb)
+}
+

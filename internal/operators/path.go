@@ -1,0 +1,120 @@
+package operators
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Seg is one step of a default path: a property name, or Iter for "[]"
+// (array items, or map values when the schema node is a map).
+type Seg struct {
+	Name string
+	Iter bool
+}
+
+// ParsePath parses the jq path subset used by default rules:
+// .name, ."quoted", ["quoted"] and [] (e.g. .spec.data[].remoteRef.nullBytePolicy).
+func ParsePath(p string) ([]Seg, error) {
+	if !strings.HasPrefix(p, ".") {
+		return nil, fmt.Errorf("path %q must start with '.'", p)
+	}
+	var segs []Seg
+	i := 0
+	for i < len(p) {
+		switch {
+		case strings.HasPrefix(p[i:], "[]"):
+			segs = append(segs, Seg{Iter: true})
+			i += 2
+		case strings.HasPrefix(p[i:], `["`) || strings.HasPrefix(p[i:], `.["`):
+			if p[i] == '.' {
+				i++
+			}
+			s, n, err := quoted(p[i+1:])
+			if err != nil || !strings.HasPrefix(p[i+1+n:], "]") {
+				return nil, fmt.Errorf("path %q: bad [\"...\"] at offset %d", p, i)
+			}
+			segs = append(segs, Seg{Name: s})
+			i += 1 + n + 1
+		case strings.HasPrefix(p[i:], `."`):
+			s, n, err := quoted(p[i+1:])
+			if err != nil {
+				return nil, fmt.Errorf("path %q: bad quoted name at offset %d", p, i)
+			}
+			segs = append(segs, Seg{Name: s})
+			i += 1 + n
+		case p[i] == '.':
+			j := i + 1
+			for j < len(p) && isIdent(p[j], j == i+1) {
+				j++
+			}
+			if j == i+1 {
+				if p == "." {
+					return nil, fmt.Errorf("path %q names the whole object; name a field", p)
+				}
+				return nil, fmt.Errorf("path %q: expected a field name at offset %d", p, i+1)
+			}
+			segs = append(segs, Seg{Name: p[i+1 : j]})
+			i = j
+		default:
+			return nil, fmt.Errorf("path %q: unexpected %q at offset %d (default paths use .field, .[\"field\"] and [] only)", p, p[i], i)
+		}
+	}
+	if len(segs) == 0 || segs[len(segs)-1].Iter {
+		return nil, fmt.Errorf("path %q must end in a field name", p)
+	}
+	return segs, nil
+}
+
+func quoted(s string) (string, int, error) {
+	if !strings.HasPrefix(s, `"`) {
+		return "", 0, fmt.Errorf("not quoted")
+	}
+	for j := 1; j < len(s); j++ {
+		if s[j] == '\\' {
+			j++
+			continue
+		}
+		if s[j] == '"' {
+			v, err := strconv.Unquote(s[:j+1])
+			return v, j + 1, err
+		}
+	}
+	return "", 0, fmt.Errorf("unterminated string")
+}
+
+func isIdent(c byte, first bool) bool {
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (!first && c >= '0' && c <= '9')
+}
+
+// Field renders one property step the way jq accepts it.
+func Field(name string) string {
+	ok := name != ""
+	for i := 0; i < len(name); i++ {
+		if !isIdent(name[i], i == 0) {
+			ok = false
+			break
+		}
+	}
+	if ok {
+		return "." + name
+	}
+	return "[" + strconv.Quote(name) + "]"
+}
+
+// FormatPath renders segments as a jq path expression.
+func FormatPath(segs []Seg) string {
+	var b strings.Builder
+	for i, s := range segs {
+		if s.Iter {
+			b.WriteString("[]")
+			continue
+		}
+		f := Field(s.Name)
+		if i == 0 && f[0] == '[' {
+			b.WriteByte('.')
+		}
+		b.WriteString(f)
+	}
+	return b.String()
+}

@@ -1,0 +1,476 @@
+// Package operators is the profile model: what one operator release's
+// admission adds to objects, how profiles are loaded, validated, resolved
+// to a release, and extracted from CRDs.
+package operators
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/itchyny/gojq"
+	"go.yaml.in/yaml/v3"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+)
+
+// APIVersion and kinds of the profile file format.
+const (
+	APIVersion  = "cmp-defaults.io/v1alpha1"
+	KindProfile = "OperatorProfile"
+	KindIndex   = "OperatorIndex"
+)
+
+// Profile is what one operator release's admission adds, per apiVersion and kind.
+type Profile struct {
+	APIVersion  string     `yaml:"apiVersion" json:"apiVersion"`
+	Kind        string     `yaml:"kind" json:"kind"`
+	Operator    string     `yaml:"operator" json:"operator"`
+	Version     string     `yaml:"version" json:"version"`
+	Description string     `yaml:"description,omitempty" json:"description,omitempty"`
+	Resources   []Resource `yaml:"resources" json:"resources"`
+
+	File   string `yaml:"-" json:"-"` // where it was read from
+	Source string `yaml:"-" json:"-"` // "shipped" or the user directory
+}
+
+// Resource holds the rules for one group/version/kind.
+type Resource struct {
+	Group   string `yaml:"group" json:"group"`
+	Version string `yaml:"version" json:"version"`
+	Kind    string `yaml:"kind" json:"kind"`
+	// Storage marks the CRD's storage version; informational.
+	Storage bool `yaml:"storage,omitempty" json:"storage,omitempty"`
+	// Maps lists schema nodes that are maps (additionalProperties): a "[]"
+	// right after one of these paths iterates map values, not list items.
+	Maps      []string   `yaml:"maps,omitempty" json:"maps,omitempty"`
+	Defaults  []Default  `yaml:"defaults,omitempty" json:"defaults,omitempty"`
+	Mutations []Mutation `yaml:"mutations,omitempty" json:"mutations,omitempty"`
+
+	Line int `yaml:"-" json:"-"`
+}
+
+// APIVersion is group/version, or version for the core group.
+func (r Resource) APIVersion() string {
+	if r.Group == "" {
+		return r.Version
+	}
+	return r.Group + "/" + r.Version
+}
+
+// Default is a CRD schema default.
+type Default struct {
+	Path     string `yaml:"path" json:"path"`
+	Type     string `yaml:"type,omitempty" json:"type,omitempty"`
+	Nullable bool   `yaml:"nullable,omitempty" json:"nullable,omitempty"`
+	Value    any    `yaml:"value" json:"value"`
+
+	Line int `yaml:"-" json:"-"`
+}
+
+// Mutation is a known mutating-webhook default, written by hand.
+type Mutation struct {
+	Path   string `yaml:"path" json:"path"`
+	Value  any    `yaml:"value" json:"value"`
+	When   string `yaml:"when,omitempty" json:"when,omitempty"`
+	Reason string `yaml:"reason,omitempty" json:"reason,omitempty"`
+
+	Line int `yaml:"-" json:"-"`
+}
+
+// Index lists every release checked for one operator and the profile
+// version in force for it.
+type Index struct {
+	APIVersion string    `yaml:"apiVersion" json:"apiVersion"`
+	Kind       string    `yaml:"kind" json:"kind"`
+	Operator   string    `yaml:"operator" json:"operator"`
+	Source     string    `yaml:"source,omitempty" json:"source,omitempty"`
+	Releases   []Release `yaml:"releases" json:"releases"`
+
+	File string `yaml:"-" json:"-"`
+}
+
+// Release is one checked release and the profile that covers it.
+type Release struct {
+	Version string `yaml:"version" json:"version"`
+	Date    string `yaml:"date,omitempty" json:"date,omitempty"`
+	Profile string `yaml:"profile" json:"profile"`
+}
+
+// LintError is a problem in a profile file, with its location.
+type LintError struct {
+	File string
+	Line int
+	Rule string
+	Msg  string
+}
+
+func (e *LintError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if e.Rule != "" {
+		fmt.Fprintf(&b, ": rule %s", e.Rule)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// header is the part of a file that says what it is.
+type header struct {
+	APIVersion string `yaml:"apiVersion"`
+	Kind       string `yaml:"kind"`
+	Operator   string `yaml:"operator"`
+	Version    string `yaml:"version"`
+}
+
+func readHeader(file string, data []byte) (header, error) {
+	var h header
+	if err := yaml.Unmarshal(data, &h); err != nil {
+		return h, &LintError{File: file, Msg: "not valid YAML: " + err.Error()}
+	}
+	if h.APIVersion != APIVersion || (h.Kind != KindProfile && h.Kind != KindIndex) {
+		return h, &LintError{File: file, Line: 1, Msg: fmt.Sprintf("not a cmp-defaults file: want apiVersion %s and kind %s or %s, got %q/%q", APIVersion, KindProfile, KindIndex, h.APIVersion, h.Kind)}
+	}
+	if h.Operator == "" {
+		return h, &LintError{File: file, Line: 1, Msg: "operator is empty"}
+	}
+	return h, nil
+}
+
+// ParseProfile reads and validates a profile file.
+func ParseProfile(file string, data []byte) (*Profile, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, &LintError{File: file, Msg: "not valid YAML: " + err.Error()}
+	}
+	if len(root.Content) == 0 {
+		return nil, &LintError{File: file, Msg: "empty file"}
+	}
+	doc := root.Content[0]
+	if err := checkKeys(file, doc, "apiVersion", "kind", "operator", "version", "description", "resources"); err != nil {
+		return nil, err
+	}
+	p := &Profile{File: file}
+	if err := doc.Decode(p); err != nil {
+		return nil, &LintError{File: file, Msg: err.Error()}
+	}
+	if p.APIVersion != APIVersion || p.Kind != KindProfile {
+		return nil, &LintError{File: file, Line: doc.Line, Msg: fmt.Sprintf("want apiVersion %s and kind %s, got %q/%q", APIVersion, KindProfile, p.APIVersion, p.Kind)}
+	}
+	if err := checkName(p.Operator); err != nil {
+		return nil, &LintError{File: file, Line: doc.Line, Msg: err.Error()}
+	}
+	if _, err := CanonicalVersion(p.Version); err != nil {
+		return nil, &LintError{File: file, Line: doc.Line, Msg: err.Error()}
+	}
+	p.Version, _ = CanonicalVersion(p.Version)
+	res := valueOf(doc, "resources")
+	if res == nil || res.Kind != yaml.SequenceNode {
+		return nil, &LintError{File: file, Line: doc.Line, Msg: "resources must be a list"}
+	}
+	seen := map[string]int{}
+	for i, rn := range res.Content {
+		r := &p.Resources[i]
+		r.Line = rn.Line
+		if err := checkKeys(file, rn, "group", "version", "kind", "storage", "maps", "defaults", "mutations"); err != nil {
+			return nil, err
+		}
+		if r.Version == "" || r.Kind == "" {
+			return nil, &LintError{File: file, Line: rn.Line, Msg: "resource needs version and kind"}
+		}
+		key := r.APIVersion() + " " + r.Kind
+		if prev, dup := seen[key]; dup {
+			return nil, &LintError{File: file, Line: rn.Line, Msg: fmt.Sprintf("%s is listed twice (first at line %d)", key, prev)}
+		}
+		seen[key] = rn.Line
+		if err := validateResource(file, rn, r); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+func validateResource(file string, rn *yaml.Node, r *Resource) error {
+	maps := map[string]bool{}
+	for _, m := range r.Maps {
+		if _, err := parseContainerPath(m); err != nil {
+			return &LintError{File: file, Line: rn.Line, Msg: "maps: " + err.Error()}
+		}
+		maps[m] = true
+	}
+	used := map[string]bool{}
+	paths := map[string]bool{}
+	if dn := valueOf(rn, "defaults"); dn != nil {
+		for i, n := range dn.Content {
+			d := &r.Defaults[i]
+			d.Line = n.Line
+			if err := checkKeys(file, n, "path", "type", "nullable", "value"); err != nil {
+				return err
+			}
+			segs, err := ParsePath(d.Path)
+			if err != nil {
+				return &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: err.Error()}
+			}
+			if paths[d.Path] {
+				return &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: "path is listed twice"}
+			}
+			paths[d.Path] = true
+			for j, s := range segs {
+				if s.Iter {
+					used[FormatPath(segs[:j])] = true
+				}
+			}
+			if valueOf(n, "value") == nil {
+				return &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: "value is missing"}
+			}
+			v, err := normalize(d.Value)
+			if err != nil || v == nil {
+				return &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: "value must be a non-null JSON value"}
+			}
+			d.Value = v
+			if err := CheckType(d.Type, v); err != nil {
+				return &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: err.Error()}
+			}
+		}
+	}
+	for m := range maps {
+		if !used[m] {
+			return &LintError{File: file, Line: rn.Line, Msg: fmt.Sprintf("maps: %s is followed by [] in no default path", m)}
+		}
+	}
+	if mn := valueOf(rn, "mutations"); mn != nil {
+		for i, n := range mn.Content {
+			m := &r.Mutations[i]
+			m.Line = n.Line
+			if err := checkKeys(file, n, "path", "value", "when", "reason"); err != nil {
+				return err
+			}
+			if _, err := CompileJQ(m.Path, true); err != nil {
+				return &LintError{File: file, Line: n.Line, Rule: m.Path, Msg: err.Error()}
+			}
+			if m.When != "" {
+				if _, err := CompileJQ(m.When, false); err != nil {
+					return &LintError{File: file, Line: n.Line, Rule: m.Path, Msg: "when: " + err.Error()}
+				}
+			}
+			v, err := normalize(m.Value)
+			if err != nil || valueOf(n, "value") == nil {
+				return &LintError{File: file, Line: n.Line, Rule: m.Path, Msg: "value must be a JSON value"}
+			}
+			m.Value = v
+		}
+	}
+	return nil
+}
+
+// parseContainerPath parses a path that may end in a field or in [].
+func parseContainerPath(p string) ([]Seg, error) {
+	segs, err := ParsePath(p + ".x")
+	if err != nil {
+		return nil, err
+	}
+	return segs[:len(segs)-1], nil
+}
+
+// CompileJQ compiles a jq expression; asPath wraps it in path(...) so that it
+// yields the paths it selects, the way Argo CD reads jqPathExpressions.
+func CompileJQ(expr string, asPath bool) (*gojq.Code, error) {
+	q, err := gojq.Parse(expr)
+	if err != nil {
+		return nil, fmt.Errorf("jq %q: %v", expr, err)
+	}
+	if asPath {
+		optional(q)
+		q, err = gojq.Parse("path(" + q.String() + ")")
+		if err != nil {
+			return nil, fmt.Errorf("jq %q: %v", expr, err)
+		}
+	}
+	code, err := gojq.Compile(q)
+	if err != nil {
+		return nil, fmt.Errorf("jq %q: %v", expr, err)
+	}
+	return code, nil
+}
+
+// optional makes every [] in a path expression tolerant of null and of
+// wrong types, so one object without a list does not abort the others.
+func optional(q *gojq.Query) {
+	if q == nil {
+		return
+	}
+	optional(q.Left)
+	optional(q.Right)
+	if q.Term != nil {
+		for _, s := range q.Term.SuffixList {
+			if s.Iter {
+				s.Optional = true
+			}
+		}
+		if q.Term.Query != nil {
+			optional(q.Term.Query)
+		}
+	}
+}
+
+// CheckType says whether v fits a schema type ("" accepts anything).
+func CheckType(typ string, v any) error {
+	ok := true
+	switch typ {
+	case "":
+	case "string":
+		_, ok = v.(string)
+	case "boolean":
+		_, ok = v.(bool)
+	case "integer":
+		_, ok = v.(int64)
+	case "number":
+		switch v.(type) {
+		case int64, float64:
+		default:
+			ok = false
+		}
+	case "object":
+		_, ok = v.(map[string]any)
+	case "array":
+		_, ok = v.([]any)
+	default:
+		return fmt.Errorf("unknown type %q (want string, boolean, integer, number, object or array)", typ)
+	}
+	if !ok {
+		return fmt.Errorf("value %s is not of type %s", short(v), typ)
+	}
+	return nil
+}
+
+func short(v any) string {
+	b, _ := json.Marshal(v)
+	if len(b) > 60 {
+		return string(b[:57]) + "..."
+	}
+	return string(b)
+}
+
+// normalize turns a YAML-decoded value into the JSON value types objects
+// use (int64, float64, string, bool, []any, map[string]any).
+func normalize(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	err = utiljson.Unmarshal(b, &out)
+	return out, err
+}
+
+func valueOf(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func checkKeys(file string, n *yaml.Node, allowed ...string) error {
+	if n.Kind != yaml.MappingNode {
+		return &LintError{File: file, Line: n.Line, Msg: "expected a mapping"}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		found := false
+		for _, a := range allowed {
+			if k.Value == a {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return &LintError{File: file, Line: k.Line, Msg: fmt.Sprintf("unknown field %q (known: %s)", k.Value, strings.Join(allowed, ", "))}
+		}
+	}
+	return nil
+}
+
+func checkName(op string) error {
+	if op == "" {
+		return fmt.Errorf("operator name is empty")
+	}
+	for _, c := range op {
+		if !(c == '-' || c == '.' || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+			return fmt.Errorf("operator name %q: use lower-case letters, digits, '-' and '.'", op)
+		}
+	}
+	return nil
+}
+
+// ParseIndex reads and validates an index file.
+func ParseIndex(file string, data []byte) (*Index, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, &LintError{File: file, Msg: "not valid YAML: " + err.Error()}
+	}
+	if len(root.Content) == 0 {
+		return nil, &LintError{File: file, Msg: "empty file"}
+	}
+	doc := root.Content[0]
+	if err := checkKeys(file, doc, "apiVersion", "kind", "operator", "source", "releases"); err != nil {
+		return nil, err
+	}
+	ix := &Index{File: file}
+	if err := doc.Decode(ix); err != nil {
+		return nil, &LintError{File: file, Msg: err.Error()}
+	}
+	if ix.APIVersion != APIVersion || ix.Kind != KindIndex {
+		return nil, &LintError{File: file, Line: doc.Line, Msg: fmt.Sprintf("want apiVersion %s and kind %s", APIVersion, KindIndex)}
+	}
+	if err := checkName(ix.Operator); err != nil {
+		return nil, &LintError{File: file, Line: doc.Line, Msg: err.Error()}
+	}
+	rel := valueOf(doc, "releases")
+	seen := map[string]bool{}
+	for i := range ix.Releases {
+		r := &ix.Releases[i]
+		line := 0
+		if rel != nil && i < len(rel.Content) {
+			line = rel.Content[i].Line
+		}
+		v, err := CanonicalVersion(r.Version)
+		if err != nil {
+			return nil, &LintError{File: file, Line: line, Msg: err.Error()}
+		}
+		pv, err := CanonicalVersion(r.Profile)
+		if err != nil {
+			return nil, &LintError{File: file, Line: line, Msg: "profile: " + err.Error()}
+		}
+		if seen[v] {
+			return nil, &LintError{File: file, Line: line, Msg: "release " + v + " is listed twice"}
+		}
+		seen[v] = true
+		if CompareVersions(pv, v) > 0 {
+			return nil, &LintError{File: file, Line: line, Msg: fmt.Sprintf("release %s points at a newer profile %s", v, pv)}
+		}
+		r.Version, r.Profile = v, pv
+	}
+	sort.Slice(ix.Releases, func(i, j int) bool { return CompareVersions(ix.Releases[i].Version, ix.Releases[j].Version) < 0 })
+	return ix, nil
+}
+
+// Marshal renders a profile or index as YAML in a stable layout.
+func Marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), enc.Close()
+}

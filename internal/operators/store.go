@@ -1,0 +1,424 @@
+package operators
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Shipped is the name of the source of embedded profiles.
+const Shipped = "shipped"
+
+// Store knows every operator, its checked releases and its profiles, from
+// the embedded set and user directories. Profiles are parsed on first use.
+type Store struct {
+	ops map[string]*operator
+}
+
+type operator struct {
+	name     string
+	releases map[string]Release // checked releases by version
+	sources  map[string]bool
+	profiles map[string]*profileRef
+	indexes  []*Index
+}
+
+type profileRef struct {
+	version string
+	file    string
+	source  string
+	fsys    fs.FS
+	once    sync.Once
+	p       *Profile
+	err     error
+}
+
+func (r *profileRef) load() (*Profile, error) {
+	r.once.Do(func() {
+		if r.p != nil {
+			return
+		}
+		data, err := fs.ReadFile(r.fsys, r.file)
+		if err != nil {
+			r.err = err
+			return
+		}
+		r.p, r.err = ParseProfile(r.display(), data)
+		if r.err == nil {
+			r.p.Source = r.source
+		}
+	})
+	return r.p, r.err
+}
+
+func (r *profileRef) display() string {
+	if r.source == Shipped {
+		return "profiles/" + r.file
+	}
+	return r.file
+}
+
+// LoadOptions say where profiles come from.
+type LoadOptions struct {
+	Embedded fs.FS    // shipped profiles, laid out <operator>/<version>.yaml and <operator>/index.yaml
+	Dirs     []string // user directories, searched recursively; any file layout
+}
+
+// Load builds a store. Shipped files are listed, not parsed; user files are
+// parsed now so that mistakes show up at once, with their file names.
+func Load(opt LoadOptions) (*Store, error) {
+	s := &Store{ops: map[string]*operator{}}
+	if opt.Embedded != nil {
+		if err := s.addEmbedded(opt.Embedded); err != nil {
+			return nil, err
+		}
+	}
+	seen := map[string]string{} // operator@version -> user file
+	for _, dir := range opt.Dirs {
+		if err := s.addDir(dir, seen); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *Store) op(name string) *operator {
+	o := s.ops[name]
+	if o == nil {
+		o = &operator{name: name, releases: map[string]Release{}, sources: map[string]bool{}, profiles: map[string]*profileRef{}}
+		s.ops[name] = o
+	}
+	return o
+}
+
+func (s *Store) addEmbedded(fsys fs.FS) error {
+	dirs, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return err
+	}
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		files, err := fs.ReadDir(fsys, d.Name())
+		if err != nil {
+			return err
+		}
+		o := s.op(d.Name())
+		o.sources[Shipped] = true
+		for _, f := range files {
+			name := f.Name()
+			file := path.Join(d.Name(), name)
+			if name == "index.yaml" {
+				data, err := fs.ReadFile(fsys, file)
+				if err != nil {
+					return err
+				}
+				ix, err := ParseIndex("profiles/"+file, data)
+				if err != nil {
+					return err
+				}
+				o.addIndex(ix)
+				continue
+			}
+			v, err := CanonicalVersion(strings.TrimSuffix(name, ".yaml"))
+			if err != nil || !strings.HasSuffix(name, ".yaml") {
+				continue
+			}
+			o.profiles[v] = &profileRef{version: v, file: file, source: Shipped, fsys: fsys}
+		}
+	}
+	return nil
+}
+
+func (o *operator) addIndex(ix *Index) {
+	o.indexes = append(o.indexes, ix)
+	for _, r := range ix.Releases {
+		o.releases[r.Version] = r
+	}
+}
+
+func (s *Store) addDir(dir string, seen map[string]string) error {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("profiles directory %s: %v", dir, err)
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("profiles directory %s is not a directory", dir)
+	}
+	var files []string
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		// ConfigMap mounts keep their real files under hidden "..data" dirs
+		// and expose them as symlinks: skip hidden entries, follow links.
+		if p != dir && strings.HasPrefix(name, ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if strings.HasSuffix(name, ".yaml") || strings.HasSuffix(name, ".yml") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("profiles directory %s: %v", dir, err)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("profile %s: %v", f, err)
+		}
+		h, err := readHeader(f, data)
+		if err != nil {
+			return err
+		}
+		src := "user:" + dir
+		if h.Kind == KindIndex {
+			ix, err := ParseIndex(f, data)
+			if err != nil {
+				return err
+			}
+			o := s.op(ix.Operator)
+			o.sources[src] = true
+			o.addIndex(ix)
+			continue
+		}
+		p, err := ParseProfile(f, data)
+		if err != nil {
+			return err
+		}
+		key := p.Operator + "@" + p.Version
+		if prev, dup := seen[key]; dup {
+			return fmt.Errorf("%s and %s both define %s: keep one", prev, f, key)
+		}
+		seen[key] = f
+		p.Source = src
+		o := s.op(p.Operator)
+		o.sources[src] = true
+		ref := &profileRef{version: p.Version, file: f, source: src, p: p}
+		o.profiles[p.Version] = ref
+	}
+	return nil
+}
+
+// Operators lists operator names, sorted.
+func (s *Store) Operators() []string {
+	var out []string
+	for n := range s.ops {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Summary describes one operator for `profiles list`.
+type Summary struct {
+	Operator string   `json:"operator"`
+	Oldest   string   `json:"oldest"`
+	Newest   string   `json:"newest"`
+	Releases int      `json:"releasesChecked"`
+	Profiles []string `json:"profiles"`
+	Sources  []string `json:"sources"`
+	// InForce maps each profile version to the source whose file is used.
+	InForce map[string]string `json:"inForce"`
+}
+
+// Summaries describes every operator.
+func (s *Store) Summaries() []Summary {
+	var out []Summary
+	for _, name := range s.Operators() {
+		o := s.ops[name]
+		rel := o.checked()
+		sm := Summary{Operator: name, Releases: len(rel), InForce: map[string]string{}}
+		if len(rel) > 0 {
+			sm.Oldest, sm.Newest = rel[0], rel[len(rel)-1]
+		}
+		for _, v := range o.profileVersions() {
+			sm.Profiles = append(sm.Profiles, v)
+			sm.InForce[v] = o.profiles[v].source
+		}
+		for src := range o.sources {
+			sm.Sources = append(sm.Sources, src)
+		}
+		sort.Strings(sm.Sources)
+		out = append(out, sm)
+	}
+	return out
+}
+
+// checked is every release known for the operator: indexed ones and every
+// profile version, sorted.
+func (o *operator) checked() []string {
+	set := map[string]bool{}
+	for v := range o.releases {
+		set[v] = true
+	}
+	for v := range o.profiles {
+		set[v] = true
+	}
+	return sortedVersions(set)
+}
+
+func (o *operator) profileVersions() []string {
+	set := map[string]bool{}
+	for v := range o.profiles {
+		set[v] = true
+	}
+	return sortedVersions(set)
+}
+
+func sortedVersions(set map[string]bool) []string {
+	var out []string
+	for v := range set {
+		out = append(out, v)
+	}
+	sort.Slice(out, func(i, j int) bool { return CompareVersions(out[i], out[j]) < 0 })
+	return out
+}
+
+// Resolution is the profile chosen for a requested operator release.
+type Resolution struct {
+	Operator  string   // operator name
+	Requested string   // canonical requested version
+	Profile   *Profile // the profile in force
+	Warning   string   // set when the release was not checked
+}
+
+// Ref is "operator@version" as written on the command line.
+func (r Resolution) Ref() string { return r.Operator + "@" + r.Requested }
+
+// ResolveError says why a release could not be resolved.
+type ResolveError struct{ Msg string }
+
+func (e *ResolveError) Error() string { return e.Msg }
+
+// ParseRef splits "name@version".
+func ParseRef(ref string) (name, version string, err error) {
+	name, version, ok := strings.Cut(strings.TrimSpace(ref), "@")
+	if !ok || name == "" || version == "" {
+		return "", "", fmt.Errorf("operator %q: write NAME@VERSION, e.g. external-secrets@2.5.0", ref)
+	}
+	v, err := CanonicalVersion(version)
+	if err != nil {
+		return "", "", fmt.Errorf("operator %q: %v", ref, err)
+	}
+	return name, v, nil
+}
+
+// Resolve finds the profile for an operator release: the newest profile at
+// or below it. A release newer than every checked one, or one that was not
+// checked, is a warning (an error when strict).
+func (s *Store) Resolve(name, version string, strict bool) (*Resolution, error) {
+	o := s.ops[name]
+	if o == nil {
+		return nil, &ResolveError{fmt.Sprintf("unknown operator %q; known operators: %s (add your own with --profiles-dir)", name, strings.Join(s.Operators(), ", "))}
+	}
+	v, err := CanonicalVersion(version)
+	if err != nil {
+		return nil, &ResolveError{fmt.Sprintf("%s: %v", name, err)}
+	}
+	rel := o.checked()
+	profs := o.profileVersions()
+	if len(profs) == 0 {
+		return nil, &ResolveError{fmt.Sprintf("operator %s has no profiles", name)}
+	}
+	var chosen string
+	for _, pv := range profs {
+		if CompareVersions(pv, v) <= 0 {
+			chosen = pv
+		}
+	}
+	if chosen == "" {
+		return nil, &ResolveError{fmt.Sprintf("%s@%s is older than the oldest known release %s; known releases: %s to %s", name, strings.TrimPrefix(v, "v"), rel[0], rel[0], rel[len(rel)-1])}
+	}
+	res := &Resolution{Operator: name, Requested: v}
+	if _, ok := o.releases[v]; !ok && o.profiles[v] == nil {
+		newest := rel[len(rel)-1]
+		if CompareVersions(v, newest) > 0 {
+			res.Warning = fmt.Sprintf("%s@%s is newer than every checked release (newest: %s); using the profile of %s. Check its CRDs with 'cmp-defaults profiles extract' or pin a checked release", name, strings.TrimPrefix(v, "v"), newest, chosen)
+		} else {
+			res.Warning = fmt.Sprintf("%s@%s is not a checked release; using the profile of %s, the newest at or below it. 'cmp-defaults profiles show %s' lists checked releases", name, strings.TrimPrefix(v, "v"), chosen, name)
+		}
+		if strict {
+			return nil, &ResolveError{res.Warning + " (an error because of --strict)"}
+		}
+	}
+	p, err := o.profiles[chosen].load()
+	if err != nil {
+		return nil, err
+	}
+	res.Profile = p
+	return res, nil
+}
+
+// Releases lists the checked releases of an operator with the profile in
+// force for each.
+func (s *Store) Releases(name string) ([]Release, error) {
+	o := s.ops[name]
+	if o == nil {
+		return nil, &ResolveError{fmt.Sprintf("unknown operator %q; known operators: %s", name, strings.Join(s.Operators(), ", "))}
+	}
+	profs := o.profileVersions()
+	var out []Release
+	for _, v := range o.checked() {
+		r := o.releases[v]
+		r.Version = v
+		r.Profile = ""
+		for _, pv := range profs {
+			if CompareVersions(pv, v) <= 0 {
+				r.Profile = pv
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// ProfileFile names where the profile of a version comes from.
+func (s *Store) ProfileFile(name, version string) (file, source string) {
+	if o := s.ops[name]; o != nil {
+		if r := o.profiles[version]; r != nil {
+			return r.display(), r.source
+		}
+	}
+	return "", ""
+}
+
+// Profiles loads every profile of an operator (for lint and tests).
+func (s *Store) Profiles(name string) ([]*Profile, error) {
+	o := s.ops[name]
+	if o == nil {
+		return nil, &ResolveError{fmt.Sprintf("unknown operator %q", name)}
+	}
+	var out []*Profile
+	for _, v := range o.profileVersions() {
+		p, err := o.profiles[v].load()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// Indexes returns the index files read for an operator.
+func (s *Store) Indexes(name string) []*Index {
+	if o := s.ops[name]; o != nil {
+		return o.indexes
+	}
+	return nil
+}
