@@ -107,4 +107,3 @@ func jqValue(x any) any {
 	}
 	return x
 }
-

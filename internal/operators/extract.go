@@ -168,4 +168,3 @@ func SameRules(a, b *Profile) bool {
 	mb, err2 := Marshal(&cb)
 	return err1 == nil && err2 == nil && bytes.Equal(ma, mb)
 }
-
