@@ -1,0 +1,34 @@
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets testscript run the CLI in-process as "cmp-defaults".
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"cmp-defaults": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs every test/scripts/*.txtar against the CLI. Refresh the
+// expected output of a script with: go test ./cmd/cmp-defaults -run TestScripts -update
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:           "../../test/scripts",
+		UpdateScripts: *update,
+		Setup: func(env *testscript.Env) error {
+			root, err := os.Getwd()
+			if err != nil {
+				return err
+			}
+			// Scripts reach the repository's examples and profiles through $REPO.
+			env.Setenv("REPO", root+"/../..")
+			env.Setenv("CMP_DEFAULTS_PROFILES_DIR", "")
+			return nil
+		},
+	})
+}
