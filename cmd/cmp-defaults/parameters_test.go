@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/profiles"
+)
+
+// runParameters runs `cmp-defaults parameters ARGS...` and decodes its output
+// strictly into the announcement type (unknown fields fail).
+func runParameters(t *testing.T, args ...string) []parameterAnnouncement {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(append([]string{"parameters"}, args...), strings.NewReader(""), &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("parameters exited %d: %s", code, stderr.String())
+	}
+	dec := json.NewDecoder(bytes.NewReader(stdout.Bytes()))
+	dec.DisallowUnknownFields()
+	var got []parameterAnnouncement
+	if err := dec.Decode(&got); err != nil {
+		t.Fatalf("output is not a JSON array of announcements: %v\n%s", err, stdout.String())
+	}
+	return got
+}
+
+func byName(list []parameterAnnouncement) map[string]parameterAnnouncement {
+	m := map[string]parameterAnnouncement{}
+	for _, a := range list {
+		m[a.Name] = a
+	}
+	return m
+}
+
+func TestParametersAnnouncesEveryParameter(t *testing.T) {
+	t.Setenv("CMP_DEFAULTS_PROFILES_DIR", "")
+	got := runParameters(t)
+
+	want := map[string]string{ // name -> collectionType
+		"operators":    "map",
+		"values-files": "array",
+		"values":       "string",
+		"set":          "map",
+		"release-name": "string",
+		"namespace":    "string",
+		"allow-empty":  "string",
+	}
+	if len(got) != len(want) {
+		t.Errorf("announced %d parameters, want %d", len(got), len(want))
+	}
+	seen := map[string]bool{}
+	for _, a := range got {
+		if seen[a.Name] {
+			t.Errorf("parameter %q announced twice", a.Name)
+		}
+		seen[a.Name] = true
+		ct, ok := want[a.Name]
+		if !ok {
+			t.Errorf("unexpected parameter %q", a.Name)
+			continue
+		}
+		// Argo CD: collectionType must be present for non-string types, and
+		// only the field of that type is used.
+		if a.CollectionType != ct {
+			t.Errorf("%s: collectionType %q, want %q", a.Name, a.CollectionType, ct)
+		}
+		if a.Title == "" || a.Tooltip == "" {
+			t.Errorf("%s: needs a title and a tooltip for the UI", a.Name)
+		}
+		if a.Required {
+			t.Errorf("%s: no parameter is required (operators may come from plugin env)", a.Name)
+		}
+		switch ct {
+		case "map":
+			if a.String != "" || a.Array != nil {
+				t.Errorf("%s: a map parameter carries a string or array default", a.Name)
+			}
+		case "array":
+			if a.String != "" || a.Map != nil {
+				t.Errorf("%s: an array parameter carries a string or map default", a.Name)
+			}
+		case "string":
+			if a.Array != nil || a.Map != nil {
+				t.Errorf("%s: a string parameter carries an array or map default", a.Name)
+			}
+		}
+	}
+	if s := byName(got)["allow-empty"].String; s != "false" {
+		t.Errorf("allow-empty default %q, want \"false\"", s)
+	}
+}
+
+func TestParametersOperatorsAreShippedNewest(t *testing.T) {
+	t.Setenv("CMP_DEFAULTS_PROFILES_DIR", "")
+	st, err := operators.Load(operators.LoadOptions{Embedded: profiles.FS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for _, s := range st.Summaries() {
+		want[s.Operator] = strings.TrimPrefix(s.Newest, "v")
+	}
+	for _, op := range []string{"external-secrets", "cert-manager"} {
+		if want[op] == "" {
+			t.Fatalf("shipped profiles lack %s", op)
+		}
+	}
+
+	got := byName(runParameters(t))["operators"].Map
+	if len(got) != len(want) {
+		t.Errorf("operators %v, want %v", got, want)
+	}
+	for op, v := range want {
+		if got[op] != v {
+			t.Errorf("operators[%s] = %q, want %q (newest checked release, without v)", op, got[op], v)
+		}
+		// generate must accept what the UI suggests.
+		if _, _, err := operators.ParseRef(op + "@" + got[op]); err != nil {
+			t.Errorf("announced release is not a valid reference: %v", err)
+		}
+	}
+}
+
+// A profiles directory (the ConfigMap mounted in the sidecar) adds operators
+// and newer releases to the announcement.
+func TestParametersHonorProfilesDir(t *testing.T) {
+	dir := t.TempDir()
+	profile := `apiVersion: cmp-defaults.io/v1alpha1
+kind: OperatorProfile
+operator: example-operator
+version: v0.3.1
+description: test profile
+resources:
+  - group: example.com
+    version: v1
+    kind: Widget
+    defaults:
+      - path: .spec.mode
+        type: string
+        value: Auto
+`
+	if err := os.WriteFile(filepath.Join(dir, "example-operator-v0.3.1.yaml"), []byte(profile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Setenv("CMP_DEFAULTS_PROFILES_DIR", dir)
+	ops := byName(runParameters(t))["operators"].Map
+	if ops["example-operator"] != "0.3.1" {
+		t.Errorf("operators from $CMP_DEFAULTS_PROFILES_DIR: %v, want example-operator: 0.3.1", ops)
+	}
+	if ops["external-secrets"] == "" {
+		t.Errorf("shipped operators missing when a profiles dir is set: %v", ops)
+	}
+
+	t.Setenv("CMP_DEFAULTS_PROFILES_DIR", "")
+	ops = byName(runParameters(t, "--profiles-dir", dir))["operators"].Map
+	if ops["example-operator"] != "0.3.1" {
+		t.Errorf("operators with --profiles-dir: %v", ops)
+	}
+}
+
+// A broken user profile is an error that names the file: the UI shows it
+// instead of silently announcing a partial list.
+func TestParametersBrokenProfilesDir(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "broken.yaml")
+	if err := os.WriteFile(bad, []byte("apiVersion: cmp-defaults.io/v1alpha1\nkind: OperatorProfile\noperator: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CMP_DEFAULTS_PROFILES_DIR", dir)
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"parameters"}, strings.NewReader(""), &stdout, &stderr)
+	if code != exitError {
+		t.Fatalf("exit %d, want %d; stderr: %s", code, exitError, stderr.String())
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout not empty on error: %q", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "broken.yaml") {
+		t.Errorf("error does not name the file: %s", stderr.String())
+	}
+}
+
+func TestParametersRejectsArgs(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"parameters", "extra"}, strings.NewReader(""), &stdout, &stderr); code != exitUsage {
+		t.Errorf("exit %d, want %d", code, exitUsage)
+	}
+}
