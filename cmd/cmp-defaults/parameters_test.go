@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/profiles"
@@ -191,5 +194,56 @@ func TestParametersRejectsArgs(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"parameters", "extra"}, strings.NewReader(""), &stdout, &stderr); code != exitUsage {
 		t.Errorf("exit %d, want %d", code, exitUsage)
+	}
+}
+
+// plugin.yaml's parameters.static must announce what `parameters` announces,
+// without the operator list that only the sidecar knows.
+func TestPluginYAMLStaticParametersMatch(t *testing.T) {
+	data, err := os.ReadFile("../../plugin.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Metadata   struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+		Spec struct {
+			Version    *string `json:"version"`
+			Generate   struct{ Command, Args []string }
+			Discover   map[string]any `json:"discover"`
+			Parameters struct {
+				Static  []parameterAnnouncement `json:"static"`
+				Dynamic struct{ Command, Args []string }
+			} `json:"parameters"`
+			PreserveFileMode bool `json:"preserveFileMode"`
+			ProvideGitCreds  bool `json:"provideGitCreds"`
+		} `json:"spec"`
+	}
+	if err := yaml.UnmarshalStrict(data, &cfg); err != nil {
+		t.Fatalf("plugin.yaml: %v", err)
+	}
+	if cfg.Kind != "ConfigManagementPlugin" || cfg.Metadata.Name != "cmp-defaults" {
+		t.Errorf("plugin.yaml: kind %q name %q", cfg.Kind, cfg.Metadata.Name)
+	}
+	if cfg.Spec.Version != nil {
+		t.Errorf("plugin.yaml sets spec.version %q: Applications would have to name cmp-defaults-<version>", *cfg.Spec.Version)
+	}
+	if cfg.Spec.Discover != nil {
+		t.Errorf("plugin.yaml has discover rules; discovery is off by default (docs/discovery.md)")
+	}
+	if got := append(cfg.Spec.Generate.Command, cfg.Spec.Generate.Args...); !reflect.DeepEqual(got, []string{"cmp-defaults", "generate"}) {
+		t.Errorf("generate runs %q", got)
+	}
+	if got := append(cfg.Spec.Parameters.Dynamic.Command, cfg.Spec.Parameters.Dynamic.Args...); !reflect.DeepEqual(got, []string{"cmp-defaults", "parameters"}) {
+		t.Errorf("parameters.dynamic runs %q", got)
+	}
+	want := parameterAnnouncements(nil)
+	if !reflect.DeepEqual(cfg.Spec.Parameters.Static, want) {
+		g, _ := json.MarshalIndent(cfg.Spec.Parameters.Static, "", "  ")
+		w, _ := json.MarshalIndent(want, "", "  ")
+		t.Errorf("plugin.yaml parameters.static differs from `cmp-defaults parameters`:\n--- plugin.yaml\n%s\n--- parameters\n%s", g, w)
 	}
 }
