@@ -307,11 +307,15 @@ func optional(q *gojq.Query) {
 	optional(q.Left)
 	optional(q.Right)
 	if q.Term != nil {
-		for _, s := range q.Term.SuffixList {
-			if s.Iter {
-				s.Optional = true
+		// gojq keeps "?" as a suffix of its own after the "[]".
+		var out []*gojq.Suffix
+		for i, s := range q.Term.SuffixList {
+			out = append(out, s)
+			if s.Iter && (i+1 == len(q.Term.SuffixList) || !q.Term.SuffixList[i+1].Optional) {
+				out = append(out, &gojq.Suffix{Optional: true})
 			}
 		}
+		q.Term.SuffixList = out
 		if q.Term.Query != nil {
 			optional(q.Term.Query)
 		}

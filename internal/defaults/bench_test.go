@@ -1,0 +1,138 @@
+package defaults
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/profiles"
+)
+
+// stream makes n objects: ExternalSecrets in the shape of DESIGN §1 with
+// two to four data items, and every tenth one a cert-manager Certificate.
+func stream(n int) []byte {
+	var b bytes.Buffer
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString("---\n")
+		}
+		if i%10 == 9 {
+			fmt.Fprintf(&b, `apiVersion: cert-manager.io/v1
+kind: Certificate
+metadata: {name: cert-%d, namespace: team-%d}
+spec:
+  secretName: cert-%d-tls
+  dnsNames: [app-%d.example.com]
+  issuerRef: {name: letsencrypt}
+`, i, i%7, i, i)
+			continue
+		}
+		fmt.Fprintf(&b, `apiVersion: external-secrets.io/v1
+kind: ExternalSecret
+metadata: {name: secret-%d, namespace: team-%d, labels: {app: app-%d}}
+spec:
+  refreshInterval: 1h
+  secretStoreRef: {kind: ClusterSecretStore, name: gcp-secret-store}
+  target: {creationPolicy: Owner, name: secret-%d}
+  data:
+`, i, i%7, i, i)
+		for j := 0; j < 2+i%3; j++ {
+			fmt.Fprintf(&b, "    - secretKey: key-%d\n      remoteRef: {key: remote-%d-%d}\n", j, i, j)
+		}
+	}
+	return b.Bytes()
+}
+
+func benchEngine(b *testing.B) *Engine {
+	st, err := operators.Load(operators.LoadOptions{Embedded: profiles.FS})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var res []*operators.Resolution
+	for _, ref := range [][2]string{{"external-secrets", "v2.5.0"}, {"cert-manager", "v1.19.0"}} {
+		r, err := st.Resolve(ref[0], ref[1], true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res = append(res, r)
+	}
+	e, err := Compile(res, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return e
+}
+
+// BenchmarkDecodeEncode is the floor: what any tool pays to read and write
+// the stream. BenchmarkFill must stay within 1.10x of it.
+func BenchmarkDecodeEncode(b *testing.B) {
+	data := stream(10000)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		objs, err := manifest.Decode("bench", data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := manifest.Encode(io.Discard, objs, "yaml"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/10000, "ns/object")
+}
+
+// BenchmarkFill is decode, fill with ESO 2.5.0 and cert-manager 1.19.0, encode.
+func BenchmarkFill(b *testing.B) {
+	data := stream(10000)
+	e := benchEngine(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		objs, err := manifest.Decode("bench", data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range objs {
+			if err := e.Fill(objs[i].Data, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := manifest.Encode(io.Discard, objs, "yaml"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/10000, "ns/object")
+}
+
+// BenchmarkFillOnly is the engine alone on decoded objects.
+func BenchmarkFillOnly(b *testing.B) {
+	objs, err := manifest.Decode("bench", stream(10000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := benchEngine(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		fresh, _ := manifest.Decode("bench", stream(10000))
+		b.StartTimer()
+		for i := range fresh {
+			if err := e.Fill(fresh[i].Data, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	_ = objs
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/10000, "ns/object")
+}
+
+// BenchmarkLoadResolveCompile is the per-run start-up cost of profiles.
+func BenchmarkLoadResolveCompile(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		benchEngine(b)
+	}
+}
