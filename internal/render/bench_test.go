@@ -1,0 +1,55 @@
+package render
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+func benchRender(b *testing.B, opt Options) {
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := Render(ctx, opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkRenderHelm(b *testing.B) {
+	root, _ := filepath.Abs("testdata/repo")
+	benchRender(b, Options{Dir: filepath.Join(root, "charts", "app"), RepoRoot: root, ReleaseName: "rel", Namespace: "team", KubeVersion: "1.34.0"})
+}
+
+func BenchmarkRenderKustomize(b *testing.B) {
+	root, _ := filepath.Abs("testdata/repo")
+	benchRender(b, Options{Dir: filepath.Join(root, "kustomize", "overlays", "prod"), RepoRoot: root})
+}
+
+func BenchmarkRenderDirectory(b *testing.B) {
+	root, _ := filepath.Abs("testdata/repo")
+	benchRender(b, Options{Dir: filepath.Join(root, "plain"), RepoRoot: root})
+}
+
+// BenchmarkHelmTemplateCLI is the reference for BenchmarkRenderHelm: the Helm 4
+// CLI rendering the same chart (process start included, as Argo CD pays it).
+func BenchmarkHelmTemplateCLI(b *testing.B) {
+	bin := os.Getenv("HELM_BIN")
+	if bin == "" {
+		bin, _ = filepath.Abs("../../bin/helm")
+	}
+	if _, err := os.Stat(bin); err != nil {
+		b.Skip("no helm binary; run scripts/install-helm.sh")
+	}
+	root, _ := filepath.Abs("testdata/repo")
+	home := b.TempDir()
+	for b.Loop() {
+		cmd := exec.Command(bin, "template", "rel", filepath.Join(root, "charts", "app"), "--include-crds",
+			"--namespace", "team", "--kube-version", "1.34.0")
+		cmd.Env = append(os.Environ(), "HOME="+home, "KUBECONFIG="+filepath.Join(home, "none"))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%v\n%s", err, out)
+		}
+	}
+}

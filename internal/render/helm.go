@@ -1,0 +1,316 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"helm.sh/helm/v4/pkg/chart/common"
+	"helm.sh/helm/v4/pkg/chart/common/util"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
+	"helm.sh/helm/v4/pkg/engine"
+	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
+	"helm.sh/helm/v4/pkg/strvals"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+)
+
+// renderHelm renders a chart like `helm template NAME DIR --include-crds`
+// (Helm 4, client-only): the same values merging, dependency handling,
+// capabilities, schema validation, hook and kind ordering. The output order
+// is helm's: CRDs from crds/ first, then manifests in install order, then
+// hooks. NOTES.txt is not rendered into the output. Each object's Source is
+// the template (or CRD file) path as helm prints it in "# Source:".
+func renderHelm(ctx context.Context, opt Options) ([]manifest.Object, error) {
+	return runCtx(ctx, "rendering Helm chart "+opt.Dir, func() ([]manifest.Object, error) {
+		return helmTemplate(ctx, opt)
+	})
+}
+
+func helmTemplate(ctx context.Context, opt Options) ([]manifest.Object, error) {
+	chartDir := rel(opt.RepoRoot, opt.Dir)
+	if opt.ReleaseName == "" {
+		return nil, fmt.Errorf("chart %s: no release name given; set the release name (Argo CD uses the application name)", chartDir)
+	}
+	if err := chartutil.ValidateReleaseName(opt.ReleaseName); err != nil {
+		return nil, fmt.Errorf("release name %q: %w", opt.ReleaseName, err)
+	}
+	namespace := opt.Namespace
+	if namespace == "" {
+		namespace = "default" // helm template without a kube context
+	}
+	caps, err := capabilities(opt.KubeVersion, opt.APIVersions)
+	if err != nil {
+		return nil, err
+	}
+
+	// User values first: their errors are the user's to fix, whatever the chart.
+	vals, err := mergeValues(opt)
+	if err != nil {
+		return nil, err
+	}
+
+	if err := checkSymlinks(ctx, opt.RepoRoot, opt.Dir); err != nil {
+		return nil, fmt.Errorf("chart %s: %w", chartDir, err)
+	}
+	ch, err := loader.LoadDir(opt.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("loading chart %s: %w", chartDir, err)
+	}
+	if ch.Metadata == nil {
+		return nil, fmt.Errorf("loading chart %s: Chart.yaml has no metadata", chartDir)
+	}
+	switch ch.Metadata.Type {
+	case "", "application":
+	default:
+		return nil, fmt.Errorf("chart %s is of type %q and cannot be rendered on its own (only application charts can); "+
+			"use it as a dependency of an application chart", chartDir, ch.Metadata.Type)
+	}
+	if err := checkDependencies(ch, chartDir); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	if err := chartutil.ProcessDependencies(ch, vals); err != nil {
+		return nil, fmt.Errorf("chart %s: processing dependencies: %w", chartDir, err)
+	}
+	top, err := util.ToRenderValuesWithSchemaValidation(ch, vals, common.ReleaseOptions{
+		Name:      opt.ReleaseName,
+		Namespace: namespace,
+		Revision:  1,
+		IsInstall: true,
+	}, caps, true)
+	if err != nil {
+		return nil, fmt.Errorf("chart %s: %w", chartDir, err)
+	}
+	if err := validateSchemas(opt.RepoRoot, ch, top["Values"]); err != nil {
+		return nil, fmt.Errorf("chart %s: values don't meet the specifications of the schema(s) in the following chart(s):\n%w", chartDir, err)
+	}
+	if kv := ch.Metadata.KubeVersion; kv != "" && !chartutil.IsCompatibleRange(kv, caps.KubeVersion.String()) {
+		return nil, fmt.Errorf("chart %s requires kubeVersion: %s which is incompatible with Kubernetes %s; set the kube version (Argo CD passes the cluster's)",
+			chartDir, kv, caps.KubeVersion.Version)
+	}
+
+	files, err := engine.Engine{}.RenderWithContext(ctx, ch, top)
+	if err != nil {
+		return nil, fmt.Errorf("chart %s: helm template failed: %w", chartDir, err)
+	}
+	for k := range files {
+		if strings.HasSuffix(k, "NOTES.txt") {
+			delete(files, k)
+		}
+	}
+	hooks, manifests, err := releaseutil.SortManifests(files, nil, releaseutil.InstallOrder)
+	if err != nil {
+		return nil, fmt.Errorf("chart %s: %w", chartDir, err)
+	}
+
+	var out []manifest.Object
+	for _, crd := range ch.CRDObjects() {
+		objs, err := manifest.Decode(filepath.ToSlash(crd.Filename), crd.File.Data)
+		if err != nil {
+			return nil, fmt.Errorf("chart %s: CRD file: %w", chartDir, err)
+		}
+		out = append(out, objs...)
+	}
+	docs := newDocIndex(files)
+	for _, m := range manifests {
+		objs, err := docs.decode(m.Name, m.Content)
+		if err != nil {
+			return nil, fmt.Errorf("chart %s: rendered template: %w", chartDir, err)
+		}
+		out = append(out, objs...)
+	}
+	for _, h := range hooks {
+		objs, err := docs.decode(h.Path, h.Manifest)
+		if err != nil {
+			return nil, fmt.Errorf("chart %s: rendered hook: %w", chartDir, err)
+		}
+		out = append(out, objs...)
+	}
+	return out, nil
+}
+
+// capabilities builds .Capabilities like `helm template --kube-version
+// --api-versions` does.
+func capabilities(kubeVersion string, apiVersions []string) (*common.Capabilities, error) {
+	caps := common.DefaultCapabilities.Copy()
+	if kubeVersion != "" {
+		kv, err := common.ParseKubeVersion(kubeVersion)
+		if err != nil {
+			return nil, fmt.Errorf("invalid kube version %q (want a version like 1.30 or v1.34.0): %w", kubeVersion, err)
+		}
+		caps.KubeVersion = *kv
+	}
+	// A fresh slice: never append into the shared default set.
+	caps.APIVersions = append(slices.Clone(caps.APIVersions), apiVersions...)
+	return caps, nil
+}
+
+// mergeValues merges values like helm's values.Options.MergeValues: values
+// files in order, then the inline values, then --set, then --set-string.
+func mergeValues(opt Options) (map[string]any, error) {
+	base := map[string]any{}
+	for _, f := range opt.ValuesFiles {
+		p, err := valuesFilePath(opt.RepoRoot, opt.Dir, f)
+		if err != nil {
+			return nil, err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("values file %q: %w", f, err)
+		}
+		m, err := loader.LoadValues(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("values file %q: %w", f, err)
+		}
+		base = loader.MergeMaps(base, m)
+	}
+	if strings.TrimSpace(opt.Values) != "" {
+		m, err := loader.LoadValues(strings.NewReader(opt.Values))
+		if err != nil {
+			return nil, fmt.Errorf("inline values: %w", err)
+		}
+		base = loader.MergeMaps(base, m)
+	}
+	for _, s := range opt.Set {
+		if err := strvals.ParseInto(s, base); err != nil {
+			return nil, fmt.Errorf("set %q: %w (want key=value, as for helm --set)", s, err)
+		}
+	}
+	for _, s := range opt.SetString {
+		if err := strvals.ParseIntoString(s, base); err != nil {
+			return nil, fmt.Errorf("set-string %q: %w (want key=value, as for helm --set-string)", s, err)
+		}
+	}
+	return base, nil
+}
+
+// valuesFilePath resolves a values file given relative to the chart and
+// refuses anything that is not a local file inside the repository.
+func valuesFilePath(root, dir, f string) (string, error) {
+	if f == "" {
+		return "", fmt.Errorf("values file: empty name")
+	}
+	if strings.Contains(f, "://") {
+		return "", fmt.Errorf("values file %q: %w: only files in the repository can be used (no network access)", f, ErrRemote)
+	}
+	if filepath.IsAbs(f) {
+		return "", fmt.Errorf("values file %q: absolute paths are not allowed; give the path relative to the chart directory %s", f, rel(root, dir))
+	}
+	p := filepath.Join(dir, filepath.FromSlash(f))
+	if !within(root, p) {
+		return "", fmt.Errorf("values file %q is %w %s; values files must be inside the repository", f, ErrOutsideRoot, root)
+	}
+	real, err := checkInside(root, p, fmt.Sprintf("values file %q", f))
+	if err != nil {
+		if !strings.Contains(err.Error(), "not found") {
+			return "", err
+		}
+		return "", fmt.Errorf("values file %q not found (looked for %s; paths are relative to the chart directory)", f, rel(root, p))
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("values file %q is not a regular file", f)
+	}
+	return real, nil
+}
+
+// checkDependencies does what `helm template` does before rendering: every
+// dependency listed in Chart.yaml must be present in charts/.
+func checkDependencies(ch *chart.Chart, chartDir string) error {
+	have := map[string]bool{}
+	for _, d := range ch.Dependencies() {
+		have[d.Name()] = true
+	}
+	var missing []string
+	for _, d := range ch.Metadata.Dependencies {
+		if d == nil || have[d.Name] {
+			continue
+		}
+		desc := d.Name
+		if d.Version != "" || d.Repository != "" {
+			desc = fmt.Sprintf("%s (version %q from %q)", d.Name, d.Version, d.Repository)
+		}
+		missing = append(missing, desc)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("chart %s: %w: %s listed in Chart.yaml but not found in %s/charts/; "+
+		"cmp-defaults renders offline and does not download dependencies: run `helm dependency build %s` and commit the charts/ directory",
+		chartDir, ErrMissingDependency, strings.Join(missing, ", "), chartDir, chartDir)
+}
+
+// docIndex finds where each rendered document sits in its template's output,
+// to give objects a document number and a line (both in the rendered output
+// of the template, as `helm template --show-only` would show it).
+type docIndex struct {
+	files map[string]string
+	docs  map[string][]docPos
+}
+
+type docPos struct {
+	content string
+	line    int
+	used    bool
+}
+
+func newDocIndex(files map[string]string) *docIndex {
+	return &docIndex{files: files, docs: map[string][]docPos{}}
+}
+
+func (d *docIndex) locate(name, content string) (doc, line int) {
+	docs, ok := d.docs[name]
+	if !ok {
+		text := d.files[name]
+		split := releaseutil.SplitManifests(text)
+		keys := make([]string, 0, len(split))
+		for k := range split {
+			keys = append(keys, k)
+		}
+		sort.Sort(releaseutil.BySplitManifestsOrder(keys))
+		pos := 0
+		for _, k := range keys {
+			c := split[k]
+			line := 1
+			if i := strings.Index(text[pos:], c); i >= 0 {
+				line = 1 + strings.Count(text[:pos+i], "\n")
+				pos += i + len(c)
+			}
+			docs = append(docs, docPos{content: c, line: line})
+		}
+		d.docs[name] = docs
+	}
+	for i := range docs {
+		if !docs[i].used && docs[i].content == content {
+			docs[i].used = true
+			return i + 1, docs[i].line
+		}
+	}
+	return 1, 1
+}
+
+func (d *docIndex) decode(name, content string) ([]manifest.Object, error) {
+	doc, line := d.locate(name, content)
+	objs, err := manifest.Decode(name, []byte(content))
+	if err != nil {
+		if e, ok := err.(*manifest.Error); ok {
+			e.Doc, e.Line = doc, line+e.Line-1
+		}
+		return nil, err
+	}
+	for i := range objs {
+		objs[i].Doc = doc
+		objs[i].Line = line
+	}
+	return objs, nil
+}

@@ -1,0 +1,388 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+)
+
+// appOptions renders testdata chart "app" with capabilities that turn on its
+// optional parts.
+func appOptions(t *testing.T) Options {
+	root := testRepo(t)
+	return Options{
+		Dir:         filepath.Join(root, "charts", "app"),
+		RepoRoot:    root,
+		ReleaseName: "rel",
+		Namespace:   "team",
+		KubeVersion: "1.34.0",
+		APIVersions: []string{"monitoring.coreos.com/v1", "monitoring.coreos.com/v1/ServiceMonitor"},
+	}
+}
+
+func TestHelmRender(t *testing.T) {
+	objs := render(t, appOptions(t))
+	want := []string{
+		// crds/ of the chart, then of its subcharts (sub twice: as itself and as alias "second")
+		"CustomResourceDefinition widgets.example.com",
+		"CustomResourceDefinition gadgets.example.com",
+		"CustomResourceDefinition gadgets.example.com",
+		// manifests in helm's install order
+		// (kind order, then template path; a List is an unknown kind to helm, so it comes late)
+		"Namespace team-extra",
+		"ServiceAccount rel-app",
+		"ConfigMap rel-app-config",
+		"Service rel-second-9090",
+		"Service rel-sub-8080",
+		"Service rel-app",
+		"Deployment rel-app",
+		"Secret rel-app-a",
+		"Secret rel-app-b",
+		"ServiceMonitor rel-app",
+		"Widget rel-app",
+		// hooks by weight (-5, 0, 5); the unknown hook is dropped like helm does; NOTES.txt is not output
+		"ConfigMap rel-app-hook-config",
+		"Pod rel-app-test",
+		"Job rel-app-migrate",
+	}
+	if got := ids(objs); !reflect.DeepEqual(got, want) {
+		t.Fatalf("objects:\n got %q\nwant %q", got, want)
+	}
+	cm := find(t, objs, "ConfigMap", "rel-app-config")
+	wantData := map[string]any{
+		"release": "rel", "namespace": "team", "kubeVersion": "v1.34.0", "kubeMinor": "34", "isInstall": "true",
+		"hasPolicyV1": "true", "hasMonitoring": "true", "hasServiceMonitorKind": "true",
+		"greeting": "hello", "count": "3", "ratio": "0.5", "fileSize": "some data from a chart file", "modern": "true",
+	}
+	if got := cm.Data["data"]; !reflect.DeepEqual(got, wantData) {
+		t.Errorf("ConfigMap data:\n got %v\nwant %v", got, wantData)
+	}
+	if cm.Source != "app/templates/configmap.yaml" || cm.Doc != 1 {
+		t.Errorf("ConfigMap from %s", cm.Where())
+	}
+	ns := find(t, objs, "Namespace", "team-extra")
+	if ns.Source != "app/templates/multi.yaml" || ns.Doc != 4 || ns.Line != 21 {
+		t.Errorf("Namespace from %s, want app/templates/multi.yaml: document 4 (line 21)", ns.Where())
+	}
+	if s := find(t, objs, "Secret", "rel-app-b"); s.Source != "app/templates/multi.yaml" || s.Doc != 5 {
+		t.Errorf("Secret from %s", s.Where())
+	}
+	if crd := objs[0]; crd.Source != "app/crds/widgets.example.com.yaml" {
+		t.Errorf("CRD from %s", crd.Where())
+	}
+	if d := find(t, objs, "Deployment", "rel-app"); d.Data["spec"].(map[string]any)["replicas"] != int64(2) {
+		t.Errorf("replicas = %#v, want int64 2", d.Data["spec"].(map[string]any)["replicas"])
+	}
+	labels := find(t, objs, "Deployment", "rel-app").Data["metadata"].(map[string]any)["labels"].(map[string]any)
+	if labels["helm.sh/chart"] != "app-1.2.3" || labels["app.kubernetes.io/version"] != "4.5.6" {
+		t.Errorf("library chart labels: %v", labels)
+	}
+}
+
+func TestHelmCapabilitiesDefault(t *testing.T) {
+	opt := appOptions(t)
+	opt.APIVersions = nil
+	opt.KubeVersion = "v1.30"
+	objs := render(t, opt)
+	for _, o := range objs {
+		if o.Data["kind"] == "ServiceMonitor" {
+			t.Error("ServiceMonitor rendered without its API version in the capabilities")
+		}
+	}
+	data := find(t, objs, "ConfigMap", "rel-app-config").Data["data"].(map[string]any)
+	if data["kubeVersion"] != "v1.30" || data["hasMonitoring"] != "false" || data["modern"] != "true" {
+		t.Errorf("capabilities: %v", data)
+	}
+	opt.KubeVersion = "1.24"
+	renderErr(t, opt, "requires kubeVersion: >=1.25.0-0", "Kubernetes v1.24")
+	opt.KubeVersion = "one.two"
+	renderErr(t, opt, `invalid kube version "one.two"`)
+}
+
+func TestHelmValues(t *testing.T) {
+	opt := appOptions(t)
+	opt.ValuesFiles = []string{"values/prod.yaml"}
+	opt.Values = "config:\n  count: 7\nimage:\n  tag: v9\n"
+	opt.Set = []string{"replicas=4", "optional.enabled=true"}
+	opt.SetString = []string{"config.ratio=0.75"}
+	objs := render(t, opt)
+	d := find(t, objs, "Deployment", "rel-app").Data
+	if r := d["spec"].(map[string]any)["replicas"]; r != int64(4) {
+		t.Errorf("replicas = %v, want 4 (--set wins over values files)", r)
+	}
+	c := d["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+	if c["image"] != "registry.example.com/app:v9" {
+		t.Errorf("image = %v (inline values)", c["image"])
+	}
+	data := find(t, objs, "ConfigMap", "rel-app-config").Data["data"].(map[string]any)
+	if data["greeting"] != "bonjour" || data["count"] != "7" || data["ratio"] != "0.75" {
+		t.Errorf("values: %v", data)
+	}
+	find(t, objs, "ConfigMap", "rel-optional") // enabled by --set optional.enabled=true
+
+	for _, tc := range []struct {
+		file  string
+		wants []string
+	}{
+		{"../../../etc/passwd", []string{`values file "../../../etc/passwd"`, "outside the repository root"}},
+		{"../../etc/passwd", []string{`values file "../../etc/passwd" not found`}}, // testdata/repo/etc/passwd: inside the root
+		{"../../../../../../../../../../etc/passwd", []string{"outside the repository root"}},
+		{"/etc/passwd", []string{`values file "/etc/passwd"`, "absolute paths are not allowed"}},
+		{"values/missing.yaml", []string{`values file "values/missing.yaml" not found`}},
+		{"https://example.com/values.yaml", []string{"remote source not supported"}},
+		{"../broken/values.yaml", nil}, // inside the repository: fine
+	} {
+		opt := appOptions(t)
+		opt.ValuesFiles = []string{tc.file}
+		if tc.wants == nil {
+			render(t, opt)
+			continue
+		}
+		renderErr(t, opt, tc.wants...)
+	}
+	// The classic escape from a chart one level below the repository root.
+	tmp := t.TempDir()
+	chart := filepath.Join(tmp, "repo", "chart")
+	writeChart(t, chart, "c", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
+	mkfile(t, filepath.Join(tmp, "etc", "passwd"), "root: x\n")
+	renderErr(t, Options{Dir: chart, RepoRoot: filepath.Join(tmp, "repo"), ReleaseName: "r",
+		ValuesFiles: []string{"../../etc/passwd"}}, `values file "../../etc/passwd"`, "outside the repository root")
+	opt = appOptions(t)
+	opt.Set = []string{"noequals"}
+	renderErr(t, opt, `set "noequals"`)
+	opt = appOptions(t)
+	opt.Values = "a: [unclosed"
+	renderErr(t, opt, "inline values")
+	opt = appOptions(t)
+	opt.Set = []string{"replicas=-1"}
+	renderErr(t, opt, "schema", "replicas", "minimum")
+	opt = appOptions(t)
+	opt.ReleaseName = ""
+	renderErr(t, opt, "no release name")
+	opt.ReleaseName = "Not_Valid"
+	renderErr(t, opt, `release name "Not_Valid"`)
+}
+
+func TestHelmValuesFileSymlinkEscape(t *testing.T) {
+	tmp := t.TempDir()
+	repo := filepath.Join(tmp, "repo")
+	chart := filepath.Join(repo, "chart")
+	writeChart(t, chart, "c", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Values.name }}\n")
+	mkfile(t, filepath.Join(tmp, "outside.yaml"), "name: stolen\n")
+	must(t, os.Symlink("../outside.yaml", filepath.Join(repo, "prod.yaml")))
+	opt := Options{Dir: chart, RepoRoot: repo, ReleaseName: "r", ValuesFiles: []string{"../prod.yaml"}}
+	err := renderErr(t, opt, `values file "../prod.yaml"`, "outside the repository root", "symbolic link")
+	if !errors.Is(err, ErrOutsideRoot) {
+		t.Errorf("not ErrOutsideRoot: %v", err)
+	}
+}
+
+func writeChart(t *testing.T, dir, name, template string) {
+	t.Helper()
+	mkfile(t, filepath.Join(dir, "Chart.yaml"), "apiVersion: v2\nname: "+name+"\nversion: 0.1.0\n")
+	mkfile(t, filepath.Join(dir, "values.yaml"), "name: x\n")
+	mkfile(t, filepath.Join(dir, "templates", "t.yaml"), template)
+}
+
+func TestHelmChartSymlinkEscape(t *testing.T) {
+	tmp := t.TempDir()
+	repo := filepath.Join(tmp, "repo")
+	chart := filepath.Join(repo, "chart")
+	writeChart(t, chart, "c", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  f: {{ .Files.Get \"files/secret\" | quote }}\n")
+	mkfile(t, filepath.Join(tmp, "secret"), "s3cr3t")
+	must(t, os.MkdirAll(filepath.Join(chart, "files"), 0o755))
+	must(t, os.Symlink("../../../secret", filepath.Join(chart, "files", "secret")))
+	err := renderErr(t, Options{Dir: chart, RepoRoot: repo, ReleaseName: "r"}, "files/secret", "outside the repository root")
+	if strings.Contains(err.Error(), "s3cr3t") {
+		t.Error("secret leaked")
+	}
+	// A link that stays inside the repository is followed, as helm does.
+	must(t, os.Remove(filepath.Join(chart, "files", "secret")))
+	mkfile(t, filepath.Join(repo, "shared", "secret"), "shared-value")
+	must(t, os.Symlink("../../shared/secret", filepath.Join(chart, "files", "secret")))
+	objs := render(t, Options{Dir: chart, RepoRoot: repo, ReleaseName: "r"})
+	if got := objs[0].Data["data"].(map[string]any)["f"]; got != "shared-value" {
+		t.Errorf("f = %v", got)
+	}
+}
+
+func TestHelmTemplateError(t *testing.T) {
+	root := testRepo(t)
+	err := renderErr(t, Options{Dir: filepath.Join(root, "charts", "broken"), RepoRoot: root, ReleaseName: "r"},
+		"chart charts/broken", "broken/templates/bad.yaml:6", "nil pointer")
+	t.Logf("template error reads:\n%v", err)
+
+	tmp := t.TempDir()
+	writeChart(t, tmp, "p", "a: {{ .Values.name\n")
+	renderErr(t, Options{Dir: tmp, RepoRoot: tmp, ReleaseName: "r"}, "p/templates/t.yaml:1", "parse error")
+	writeChart(t, tmp, "p", "{{ fail \"set .Values.x\" }}\n")
+	renderErr(t, Options{Dir: tmp, RepoRoot: tmp, ReleaseName: "r"}, "p/templates/t.yaml:1", "set .Values.x")
+	writeChart(t, tmp, "p", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [x\n")
+	renderErr(t, Options{Dir: tmp, RepoRoot: tmp, ReleaseName: "r"}, "YAML parse error on p/templates/t.yaml")
+	writeChart(t, tmp, "p", "foo: bar\n")
+	renderErr(t, Options{Dir: tmp, RepoRoot: tmp, ReleaseName: "r"}, "p/templates/t.yaml: document 1", "no apiVersion or kind")
+}
+
+func TestHelmMissingDependency(t *testing.T) {
+	root := testRepo(t)
+	err := renderErr(t, Options{Dir: filepath.Join(root, "charts", "nodeps"), RepoRoot: root, ReleaseName: "r"},
+		"redis", "19.0.0", "charts/nodeps/charts/", "helm dependency build charts/nodeps", "commit the charts/ directory")
+	if !errors.Is(err, ErrMissingDependency) {
+		t.Errorf("not ErrMissingDependency: %v", err)
+	}
+	renderErr(t, Options{Dir: filepath.Join(root, "charts", "library"), RepoRoot: root, ReleaseName: "r"}, `type "library"`)
+}
+
+func TestHelmSchemaReferences(t *testing.T) {
+	tmp := t.TempDir()
+	writeChart(t, tmp, "s", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Values.name }}\n")
+	mkfile(t, filepath.Join(tmp, "values.schema.json"), `{"properties": {"name": {"$ref": "https://example.invalid/name.json"}}}`)
+	err := renderErr(t, Options{Dir: tmp, RepoRoot: tmp, ReleaseName: "r"}, "https://example.invalid/name.json", "offline")
+	if !errors.Is(err, ErrRemote) {
+		t.Errorf("not ErrRemote: %v", err)
+	}
+	mkfile(t, filepath.Join(tmp, "values.schema.json"), `{"properties": {"name": {"$ref": "file:///etc/passwd"}}}`)
+	renderErr(t, Options{Dir: tmp, RepoRoot: tmp, ReleaseName: "r"}, "/etc/passwd", "outside the repository root")
+}
+
+// helmBinary finds a Helm 4 CLI: $HELM_BIN, then bin/helm at the module root
+// (scripts/install-helm.sh puts it there), then helm on PATH.
+func helmBinary(t *testing.T) string {
+	t.Helper()
+	var candidates []string
+	if b := os.Getenv("HELM_BIN"); b != "" {
+		candidates = append(candidates, b)
+	}
+	if abs, err := filepath.Abs("../../bin/helm"); err == nil {
+		candidates = append(candidates, abs)
+	}
+	if p, err := exec.LookPath("helm"); err == nil {
+		candidates = append(candidates, p)
+	}
+	for _, c := range candidates {
+		out, err := exec.Command(c, "version", "--short").Output()
+		if err == nil && strings.HasPrefix(strings.TrimSpace(string(out)), "v4.") {
+			return c
+		}
+	}
+	t.Skip("no Helm 4 binary found (tried $HELM_BIN, bin/helm, helm on PATH); run scripts/install-helm.sh to compare with `helm template`")
+	return ""
+}
+
+// helmTemplateCLI runs `helm template` with the same inputs as opt, the way
+// Argo CD calls it (--include-crds, values files, then inline values as one
+// more values file, --set, --set-string).
+func helmTemplateCLI(t *testing.T, bin string, opt Options) ([]manifest.Object, error) {
+	t.Helper()
+	home := t.TempDir()
+	args := []string{"template", opt.ReleaseName, opt.Dir, "--include-crds"}
+	if opt.Namespace != "" {
+		args = append(args, "--namespace", opt.Namespace)
+	}
+	if opt.KubeVersion != "" {
+		args = append(args, "--kube-version", opt.KubeVersion)
+	}
+	for _, a := range opt.APIVersions {
+		args = append(args, "--api-versions", a)
+	}
+	for _, f := range opt.ValuesFiles {
+		args = append(args, "--values", f)
+	}
+	if opt.Values != "" {
+		p := filepath.Join(home, "inline-values.yaml")
+		must(t, os.WriteFile(p, []byte(opt.Values), 0o644))
+		args = append(args, "--values", p)
+	}
+	for _, s := range opt.Set {
+		args = append(args, "--set", s)
+	}
+	for _, s := range opt.SetString {
+		args = append(args, "--set-string", s)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = opt.Dir
+	cmd.Env = append(os.Environ(),
+		"HOME="+home, "KUBECONFIG="+filepath.Join(home, "no-kubeconfig"), "HELM_NAMESPACE=",
+		"HELM_CACHE_HOME="+filepath.Join(home, "cache"), "HELM_CONFIG_HOME="+filepath.Join(home, "config"),
+		"HELM_DATA_HOME="+filepath.Join(home, "data"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("helm %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return manifest.Decode("helm template", out)
+}
+
+// Render produces the same objects, in the same order, as Helm 4's
+// `helm template --include-crds` with the same inputs.
+func TestHelmMatchesHelmTemplate(t *testing.T) {
+	bin := helmBinary(t)
+	root := testRepo(t)
+	repo, _ := filepath.Abs("../..")
+	withKube := func(o Options) Options { o.KubeVersion = "1.33.2"; return o }
+	cases := map[string]Options{
+		"app":            appOptions(t),
+		"app-no-apis":    func() Options { o := appOptions(t); o.APIVersions = nil; o.KubeVersion = "v1.30"; return o }(),
+		"app-default-ns": func() Options { o := appOptions(t); o.Namespace = ""; return o }(),
+		"app-values": func() Options {
+			o := appOptions(t)
+			o.ValuesFiles = []string{"values/prod.yaml", "../broken/values.yaml"}
+			o.Values = "config:\n  count: 7\nextraObjects:\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: extra}\n    data: {k: v}\n"
+			o.Set = []string{"replicas=4", "optional.enabled=true", "second.port=7070", "image.tag=1.0"}
+			o.SetString = []string{"config.ratio=0.75", "config.greeting=123"}
+			return o
+		}(),
+		"example-helm": withKube(Options{Dir: filepath.Join(repo, "examples", "helm"), RepoRoot: repo, ReleaseName: "datadog-secrets", Namespace: "datadog"}),
+		"example-helm-prod": withKube(Options{Dir: filepath.Join(repo, "examples", "helm"), RepoRoot: repo, ReleaseName: "datadog-secrets", Namespace: "datadog",
+			ValuesFiles: []string{"values-prod.yaml"}}),
+	}
+	_ = root
+	names := make([]string, 0, len(cases))
+	for n := range cases {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		opt := cases[name]
+		t.Run(name, func(t *testing.T) {
+			want, err := helmTemplateCLI(t, bin, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := render(t, opt)
+			compareObjects(t, got, want)
+		})
+	}
+	// Failures agree too.
+	t.Run("broken", func(t *testing.T) {
+		opt := Options{Dir: filepath.Join(root, "charts", "broken"), RepoRoot: root, ReleaseName: "r", KubeVersion: "1.30"}
+		_, herr := helmTemplateCLI(t, bin, opt)
+		_, err := Render(context.Background(), opt)
+		if herr == nil || err == nil {
+			t.Fatalf("helm error %v, render error %v; want both to fail", herr, err)
+		}
+	})
+}
+
+func compareObjects(t *testing.T, got, want []manifest.Object) {
+	t.Helper()
+	if !reflect.DeepEqual(ids(got), ids(want)) {
+		t.Fatalf("objects differ from helm template:\n got %q\nwant %q", ids(got), ids(want))
+	}
+	for i := range got {
+		if !reflect.DeepEqual(got[i].Data, want[i].Data) {
+			t.Errorf("object %d (%s) differs from helm template:\n got %v\nwant %v", i, ids(got)[i], got[i].Data, want[i].Data)
+		}
+	}
+}

@@ -1,0 +1,253 @@
+// Package render turns an application source directory into Kubernetes
+// objects the way Argo CD would: a Helm chart (Helm 4 SDK, like
+// `helm template --include-crds`), a Kustomize directory (krusty, like
+// `kustomize build`) or a directory of plain YAML/JSON manifests.
+//
+// Everything happens in-process and offline. Nothing outside Options.RepoRoot
+// is read, not even through symbolic links.
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+)
+
+// Options configures one render.
+type Options struct {
+	Dir      string // app source directory
+	RepoRoot string // repository root; nothing outside it is read. Empty means Dir.
+
+	// Directory sources: globs over paths relative to Dir, with Argo CD's
+	// directory.include/exclude syntax ("*" also matches "/", "{a,b}" braces).
+	Include, Exclude string
+
+	// Helm.
+	ValuesFiles []string // relative to Dir, must stay inside RepoRoot
+	Values      string   // inline values YAML, applied after ValuesFiles
+	Set         []string // "k=v" like helm --set
+	SetString   []string // "k=v" like helm --set-string
+	ReleaseName string   // required for Helm sources
+	Namespace   string   // .Release.Namespace; "default" when empty, like helm
+	KubeVersion string   // "1.30", "1.34.0" or "v1.34.0"; .Capabilities.KubeVersion
+	APIVersions []string // extra .Capabilities.APIVersions: "group/version" or "group/version/Kind"
+}
+
+// Kind is the type of an application source.
+type Kind string
+
+const (
+	KindDirectory Kind = "directory"
+	KindHelm      Kind = "helm"
+	KindKustomize Kind = "kustomize"
+)
+
+// Errors that callers may want to tell apart (use errors.Is).
+var (
+	// ErrNoSources: a directory source has no manifest files at all.
+	ErrNoSources = errors.New("no manifest files")
+	// ErrOutsideRoot: something would be read from outside the repository root.
+	ErrOutsideRoot = errors.New("outside the repository root")
+	// ErrMissingDependency: a Helm dependency is not vendored in charts/.
+	ErrMissingDependency = errors.New("missing chart dependency")
+	// ErrRemote: the source needs the network (remote base, URL), which is not supported.
+	ErrRemote = errors.New("remote source not supported")
+)
+
+// KustomizationFiles are the file names that make a directory a Kustomize source.
+var KustomizationFiles = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
+
+// Detect says which kind of source dir is. A kustomization file wins over a
+// Chart.yaml in the same directory, as in Argo CD's discovery.
+func Detect(dir string) (Kind, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return "", fmt.Errorf("source directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("source %s is not a directory", dir)
+	}
+	for _, name := range KustomizationFiles {
+		if isFile(filepath.Join(dir, name)) {
+			return KindKustomize, nil
+		}
+	}
+	if isFile(filepath.Join(dir, "Chart.yaml")) {
+		return KindHelm, nil
+	}
+	return KindDirectory, nil
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// Render detects the source type of opt.Dir and renders it. The result is in
+// a deterministic order: for directories by file path, for Helm in
+// `helm template` order, for Kustomize in `kustomize build` order.
+func Render(ctx context.Context, opt Options) ([]manifest.Object, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	root, dir, err := resolveRoots(opt.RepoRoot, opt.Dir)
+	if err != nil {
+		return nil, err
+	}
+	opt.RepoRoot, opt.Dir = root, dir
+	kind, err := Detect(dir)
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
+	case KindHelm:
+		return renderHelm(ctx, opt)
+	case KindKustomize:
+		return renderKustomize(ctx, opt)
+	default:
+		return renderDirectory(ctx, opt)
+	}
+}
+
+// resolveRoots makes root and dir absolute and free of symbolic links, and
+// checks that dir lies inside root.
+func resolveRoots(root, dir string) (string, string, error) {
+	if dir == "" {
+		return "", "", errors.New("no source directory given")
+	}
+	if root == "" {
+		root = dir
+	}
+	realRoot, err := realPath(root)
+	if err != nil {
+		return "", "", fmt.Errorf("repository root: %w", err)
+	}
+	realDir, err := realPath(dir)
+	if err != nil {
+		return "", "", fmt.Errorf("source directory: %w", err)
+	}
+	if !within(realRoot, realDir) {
+		return "", "", fmt.Errorf("source directory %s is %w %s", dir, ErrOutsideRoot, realRoot)
+	}
+	return realRoot, realDir, nil
+}
+
+func realPath(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
+}
+
+// within reports whether p is root or below it. Both must be clean and absolute.
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	if err != nil {
+		return false
+	}
+	return rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)))
+}
+
+// rel names p relative to base for messages; p itself when that fails.
+func rel(base, p string) string {
+	r, err := filepath.Rel(base, p)
+	if err != nil {
+		return p
+	}
+	return filepath.ToSlash(r)
+}
+
+// checkInside resolves p (which must exist) and fails unless its real path is
+// inside root. what names p in the error, as the user wrote it.
+func checkInside(root, p, what string) (string, error) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("%s: not found", what)
+		}
+		return "", fmt.Errorf("%s: %w", what, err)
+	}
+	real, err = filepath.Abs(real)
+	if err != nil {
+		return "", err
+	}
+	if !within(root, real) {
+		via := ""
+		if real != filepath.Clean(p) {
+			via = fmt.Sprintf(" (it resolves to %s through a symbolic link)", real)
+		}
+		return "", fmt.Errorf("%s is %w %s%s; only files inside the repository can be used", what, ErrOutsideRoot, root, via)
+	}
+	return real, nil
+}
+
+// checkSymlinks walks dir and fails on the first symbolic link whose target
+// lies outside root or does not exist. Linked directories are followed (Helm's
+// chart loader follows them), each real directory once.
+func checkSymlinks(ctx context.Context, root, dir string) error {
+	seen := map[string]bool{}
+	var walk func(real, shown string) error
+	walk = func(real, shown string) error {
+		if seen[real] {
+			return nil
+		}
+		seen[real] = true
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		entries, err := os.ReadDir(real)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			p := filepath.Join(real, e.Name())
+			name := filepath.Join(shown, e.Name())
+			switch {
+			case e.Type()&os.ModeSymlink != 0:
+				target, err := checkInside(root, p, "symbolic link "+rel(root, name))
+				if err != nil {
+					return err
+				}
+				if fi, err := os.Stat(target); err == nil && fi.IsDir() {
+					if err := walk(target, name); err != nil {
+						return err
+					}
+				}
+			case e.IsDir():
+				if err := walk(p, name); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return walk(dir, dir)
+}
+
+// runCtx runs f and returns its result, or ctx's error as soon as ctx is done.
+// f keeps running in the background in that case; the SDKs used here cannot be
+// interrupted, and the caller is expected to exit.
+func runCtx[T any](ctx context.Context, what string, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := f()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, fmt.Errorf("%s: %w", what, context.Cause(ctx))
+	}
+}

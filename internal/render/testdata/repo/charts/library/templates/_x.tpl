@@ -1,0 +1,1 @@
+{{- define "library.x" -}}x{{- end -}}
