@@ -102,7 +102,7 @@ func helmTemplate(ctx context.Context, opt Options) ([]manifest.Object, error) {
 
 	files, err := engine.Engine{}.RenderWithContext(ctx, ch, top)
 	if err != nil {
-		return nil, fmt.Errorf("chart %s: helm template failed: %w", chartDir, err)
+		return nil, fmt.Errorf("chart %s: helm template failed: %w\n(fix the template at the file:line above, or give it the values it expects)", chartDir, err)
 	}
 	for k := range files {
 		if strings.HasSuffix(k, "NOTES.txt") {

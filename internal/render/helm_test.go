@@ -347,7 +347,6 @@ func TestHelmMatchesHelmTemplate(t *testing.T) {
 		"example-helm-prod": withKube(Options{Dir: filepath.Join(repo, "examples", "helm"), RepoRoot: repo, ReleaseName: "datadog-secrets", Namespace: "datadog",
 			ValuesFiles: []string{"values-prod.yaml"}}),
 	}
-	_ = root
 	names := make([]string, 0, len(cases))
 	for n := range cases {
 		names = append(names, n)
