@@ -163,7 +163,10 @@ func decodeJSONStream(source string, data []byte, lim Limits) ([]Object, error) 
 	var out []Object
 	dec := json.NewDecoder(bytes.NewReader(data))
 	for doc := 1; ; doc++ {
-		off := dec.InputOffset()
+		off := int(dec.InputOffset())
+		for off < len(data) && (data[off] == ' ' || data[off] == '\t' || data[off] == '\r' || data[off] == '\n') {
+			off++
+		}
 		line := 1 + bytes.Count(data[:off], []byte("\n"))
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err == io.EOF {

@@ -1,0 +1,101 @@
+package operators
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func TestPathsRoundTrip(t *testing.T) {
+	for _, p := range []string{".spec.data[].remoteRef.nullBytePolicy", `.metadata.annotations["a.b/c"]`, `.["x-y"].z`, ".a[][].b"} {
+		segs, err := ParsePath(p)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if got := FormatPath(segs); got != p {
+			t.Errorf("round trip %s -> %s", p, got)
+		}
+	}
+	if s, err := ParsePath(`.spec."odd-name"`); err != nil || s[1].Name != "odd-name" {
+		t.Errorf("quoted field: %v %v", s, err)
+	}
+	for _, bad := range []string{"spec", ".", ".a[]", ".a[0].b", ".a | .b", `.a["x`} {
+		if _, err := ParsePath(bad); err == nil {
+			t.Errorf("%q: want an error", bad)
+		}
+	}
+}
+
+func TestCanonicalVersion(t *testing.T) {
+	for in, want := range map[string]string{"2.5.0": "v2.5.0", "v1.19.1": "v1.19.1", " 0.9.0 ": "v0.9.0"} {
+		if got, err := CanonicalVersion(in); err != nil || got != want {
+			t.Errorf("%q: %q %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"", "2.5", "v2", "latest", "2.5.0.1"} {
+		if _, err := CanonicalVersion(bad); err == nil {
+			t.Errorf("%q: want an error", bad)
+		}
+	}
+}
+
+const prof = `apiVersion: cmp-defaults.io/v1alpha1
+kind: OperatorProfile
+operator: acme
+version: %s
+resources:
+  - {group: acme.io, version: v1, kind: Thing, defaults: [{path: .spec.x, type: string, value: "%s"}]}
+`
+
+func TestResolve(t *testing.T) {
+	fsys := fstest.MapFS{
+		"acme/v1.0.0.yaml": {Data: []byte(strings.ReplaceAll(strings.Replace(prof, "%s", "v1.0.0", 1), "%s", "one"))},
+		"acme/v1.2.0.yaml": {Data: []byte(strings.ReplaceAll(strings.Replace(prof, "%s", "v1.2.0", 1), "%s", "two"))},
+		"acme/index.yaml": {Data: []byte(`apiVersion: cmp-defaults.io/v1alpha1
+kind: OperatorIndex
+operator: acme
+releases:
+  - {version: v1.0.0, profile: v1.0.0}
+  - {version: v1.1.0, profile: v1.0.0}
+  - {version: v1.2.0, profile: v1.2.0}
+  - {version: v1.2.1, profile: v1.2.0}
+`)},
+	}
+	st, err := Load(LoadOptions{Embedded: fsys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		ver, profile, warn, err string
+	}{
+		{ver: "1.1.0", profile: "v1.0.0"},
+		{ver: "v1.2.1", profile: "v1.2.0"},
+		{ver: "1.2.0", profile: "v1.2.0"},
+		{ver: "1.1.5", profile: "v1.0.0", warn: "not a checked release"},
+		{ver: "2.0.0", profile: "v1.2.0", warn: "newer than every checked release (newest: v1.2.1)"},
+		{ver: "0.9.0", err: "older than the oldest known release v1.0.0"},
+	} {
+		r, err := st.Resolve("acme", tc.ver, false)
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: got %v, want error %q", tc.ver, err, tc.err)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tc.ver, err)
+		case r.Profile.Version != tc.profile || !strings.Contains(r.Warning, tc.warn) || (tc.warn == "" && r.Warning != ""):
+			t.Errorf("%s: got profile %s warning %q", tc.ver, r.Profile.Version, r.Warning)
+		}
+		if tc.warn != "" {
+			if _, err := st.Resolve("acme", tc.ver, true); err == nil {
+				t.Errorf("%s: strict should fail", tc.ver)
+			}
+		}
+	}
+	if _, err := st.Resolve("nope", "1.0.0", false); err == nil || !strings.Contains(err.Error(), "known operators: acme") {
+		t.Errorf("unknown operator: %v", err)
+	}
+	if n, err := Lint(st); err != nil || n != 2 {
+		t.Errorf("lint: %d %v", n, err)
+	}
+}
