@@ -42,12 +42,14 @@ type explainReport struct {
 func (c *cli) explainCmd() *cobra.Command {
 	var o common
 	cmd := &cobra.Command{
-		Use:   "explain [FILE...|-]",
+		Use:   "explain [DIR|FILE...|-]",
 		Short: "Show, object by object, which fields would be filled and why",
 		Long: `Explain fills like 'fill' but prints, for every object, each field that would be set,
-its value, the rule (a jq path), and the operator release and profile file it comes from.`,
+its value, the rule (a jq path), and the operator release and profile file it comes from.
+A directory argument is rendered first (Helm, Kustomize or plain manifests, default settings).`,
 		Example: `  cmp-defaults explain --operator external-secrets@2.5.0 examples/plain/externalsecret.yaml
-  cmp-defaults explain --operator cert-manager@1.19.0 -o json certificate.yaml`,
+  cmp-defaults explain --operator cert-manager@1.19.0 -o json certificate.yaml
+  cmp-defaults explain --operator external-secrets@2.5.0 examples/helm`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.output != "text" && o.output != "json" {
 				return usagef("--output %q: use text or json", o.output)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/render"
 	"github.com/cmp-defaults/cmp-defaults/profiles"
 )
 
@@ -20,6 +23,8 @@ type cli struct {
 	stdin io.Reader
 	out   io.Writer // buffered stdout
 	errw  io.Writer
+
+	apiVersions []string // KUBE_API_VERSIONS, for generate's served-kind warning
 }
 
 // common are the flags shared by commands that fill.
@@ -155,6 +160,14 @@ func (c *cli) readInputs(args []string) ([]manifest.Object, error) {
 			err  error
 			name = a
 		)
+		if fi, statErr := os.Stat(a); a != "-" && statErr == nil && fi.IsDir() {
+			objs, err := renderDir(a)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, objs...)
+			continue
+		}
 		if a == "-" {
 			name = "stdin"
 			data, err = readLimited(c.stdin, "stdin")
@@ -171,6 +184,18 @@ func (c *cli) readInputs(args []string) ([]manifest.Object, error) {
 		all = append(all, objs...)
 	}
 	return all, nil
+}
+
+// renderDir renders a source directory with default settings (release name
+// = directory name); 'render' offers every setting.
+func renderDir(dir string) ([]manifest.Object, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), plugin.DefaultTimeout)
+	defer cancel()
+	return render.Render(ctx, render.Options{Dir: abs, RepoRoot: findRepoRoot(abs), ReleaseName: filepath.Base(abs)})
 }
 
 // maxInput bounds how much one input may hold.
@@ -193,7 +218,7 @@ func readFile(name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %v", name, pathErr(err))
 	}
 	if fi.IsDir() {
-		return nil, usagef("%s is a directory; render it with 'cmp-defaults render %s' or pass its files", name, name)
+		return nil, usagef("%s is a directory; pass its files", name)
 	}
 	f, err := os.Open(name)
 	if err != nil {

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/render"
+)
+
+func init() {
+	extraCommands = append(extraCommands, (*cli).renderCmd, (*cli).generateCmd)
+}
+
+type renderFlags struct {
+	values      []string
+	set         []string
+	setString   []string
+	releaseName string
+	namespace   string
+	kubeVersion string
+	apiVersions []string
+	include     string
+	exclude     string
+	repoRoot    string
+	timeout     time.Duration
+}
+
+func (c *cli) renderCmd() *cobra.Command {
+	var o common
+	var rf renderFlags
+	cmd := &cobra.Command{
+		Use:   "render [DIR]",
+		Short: "Render a source directory (plain, Helm, Kustomize) and fill it: a local preview of generate",
+		Long: `Render detects the source type of DIR (default: the current directory) like Argo CD does --
+Chart.yaml: Helm; kustomization.yaml: Kustomize; otherwise a directory of YAML/JSON manifests --
+renders it in-process and fills the admission defaults of the selected operator releases.
+Nothing outside the repository root (the nearest parent with .git, or --repo-root) is read.`,
+		Example: `  cmp-defaults render --operator external-secrets@2.5.0 examples/helm --values values-prod.yaml
+  cmp-defaults render --operator external-secrets@2.5.0 examples/kustomize/overlays/prod
+  cmp-defaults render examples/plain --include '*.yaml' --exclude 'configmap.yaml'`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			dir := "."
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			abs, err := filepath.Abs(dir)
+			if err != nil {
+				return err
+			}
+			root := rf.repoRoot
+			if root == "" {
+				root = findRepoRoot(abs)
+			}
+			name := rf.releaseName
+			if name == "" {
+				name = filepath.Base(abs)
+			}
+			ropt := render.Options{Dir: abs, RepoRoot: root, Include: rf.include, Exclude: rf.exclude,
+				ValuesFiles: rf.values, Set: rf.set, SetString: rf.setString, ReleaseName: name,
+				Namespace: rf.namespace, KubeVersion: rf.kubeVersion, APIVersions: splitAll(rf.apiVersions)}
+			if len(o.operators) == 0 {
+				fmt.Fprintln(c.errw, "Warning: no --operator selected; objects are rendered but not filled")
+			}
+			return c.pipeline(&o, ropt, rf.timeout, false)
+		},
+	}
+	addCommon(cmd, &o)
+	f := cmd.Flags()
+	f.StringArrayVarP(&rf.values, "values", "f", nil, "Helm values file relative to DIR (repeatable; must stay inside the repository)")
+	f.StringArrayVar(&rf.set, "set", nil, "Helm value KEY=VALUE (repeatable, like helm --set)")
+	f.StringArrayVar(&rf.setString, "set-string", nil, "Helm string value KEY=VALUE (repeatable, like helm --set-string)")
+	f.StringVar(&rf.releaseName, "release-name", "", "Helm release name (default: the directory's name)")
+	f.StringVarP(&rf.namespace, "namespace", "n", "", "Helm release namespace (.Release.Namespace)")
+	f.StringVar(&rf.kubeVersion, "kube-version", "", "Kubernetes version for .Capabilities.KubeVersion, e.g. 1.34.0")
+	f.StringArrayVar(&rf.apiVersions, "api-versions", nil, "extra .Capabilities.APIVersions, group/version or group/version/Kind (repeatable or comma-separated)")
+	f.StringVar(&rf.include, "include", "", "directory sources: glob of files to include, e.g. '*.yaml' or '{a.yaml,b/*}'")
+	f.StringVar(&rf.exclude, "exclude", "", "directory sources: glob of files to exclude")
+	f.StringVar(&rf.repoRoot, "repo-root", "", "nothing outside this directory is read (default: nearest parent with .git, else DIR)")
+	f.DurationVar(&rf.timeout, "timeout", plugin.DefaultTimeout, "give up after this long")
+	return cmd
+}
+
+func (c *cli) generateCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "generate",
+		Short: "Argo CD CMP entry point: read the CMP environment, render the app path, fill",
+		Long: `Generate is what argocd-cmp-server runs (plugin.yaml). It renders the current directory (the
+application's path in the unpacked repository) and fills the admission defaults of the operator
+releases configured for the Application, then prints the manifest stream.
+
+Configuration, strongest first:
+  parameters (ARGOCD_APP_PARAMETERS): operators (map NAME: VERSION), values-files (array),
+      values (string), set (map), release-name, namespace, allow-empty ("true"/"false")
+  Application plugin env (ARGOCD_ENV_CMP_DEFAULTS_*) or the sidecar's env (CMP_DEFAULTS_*):
+      OPERATORS (NAME@VERSION,...), VALUES_FILES (comma list), VALUES, RELEASE_NAME, NAMESPACE,
+      ALLOW_EMPTY, STRICT, INCLUDE, EXCLUDE, TIMEOUT (default 40s)
+  Argo CD's build env: ARGOCD_APP_NAME (release name), ARGOCD_APP_NAMESPACE (namespace),
+      KUBE_VERSION, KUBE_API_VERSIONS, ARGOCD_APP_SOURCE_PATH (to find the repository root)
+Sidecar only: CMP_DEFAULTS_PROFILES_DIR (extra profiles, colon-separated).
+
+An empty result is an error unless allow-empty is true: with prune: true it would delete the
+application's resources.`,
+		Example: `  # what argocd-cmp-server does, by hand:
+  cd examples/helm && ARGOCD_APP_NAME=datadog ARGOCD_APP_NAMESPACE=datadog \
+    ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=external-secrets@2.5.0 cmp-defaults generate`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			wd, err := os.Getwd()
+			if err != nil {
+				return err
+			}
+			cfg, err := plugin.FromEnv(os.Environ(), wd)
+			if err != nil {
+				return err
+			}
+			for _, w := range cfg.Warnings {
+				fmt.Fprintln(c.errw, "Warning: "+w)
+			}
+			if len(cfg.Operators) == 0 {
+				return errors.New(`no operator release configured for this Application. Set one of:
+  the plugin parameter 'operators' (a map), e.g.
+    plugin: {name: cmp-defaults, parameters: [{name: operators, map: {external-secrets: "2.5.0"}}]}
+  or the plugin env CMP_DEFAULTS_OPERATORS, e.g.
+    plugin: {name: cmp-defaults, env: [{name: CMP_DEFAULTS_OPERATORS, value: "external-secrets@2.5.0"}]}
+'cmp-defaults profiles list' shows the operators and releases this sidecar knows`)
+			}
+			o := common{operators: cfg.Operators, strict: cfg.Strict, output: "yaml"}
+			ropt := render.Options{Dir: cfg.AppDir, RepoRoot: cfg.RepoRoot, Include: cfg.Include, Exclude: cfg.Exclude,
+				ValuesFiles: cfg.ValuesFiles, Values: cfg.Values, Set: cfg.Set, ReleaseName: cfg.ReleaseName,
+				Namespace: cfg.Namespace, KubeVersion: cfg.KubeVersion, APIVersions: cfg.APIVersions}
+			c.apiVersions = cfg.APIVersions
+			return c.pipeline(&o, ropt, cfg.Timeout, !cfg.AllowEmpty)
+		},
+	}
+}
+
+// pipeline is render -> fill -> encode under one deadline. On a timeout it
+// says which step was running.
+func (c *cli) pipeline(o *common, ropt render.Options, timeout time.Duration, refuseEmpty bool) error {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	step := "loading profiles"
+	fail := func(err error) error {
+		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+			return fmt.Errorf("gave up after %s while %s; make the source smaller or raise CMP_DEFAULTS_TIMEOUT (Argo CD kills the plugin at its own 60s deadline)", timeout, step)
+		}
+		return err
+	}
+	e, res, err := c.engine(o)
+	if err != nil {
+		return fail(err)
+	}
+	c.warnUnservedKinds(res)
+	kind, err := render.Detect(ropt.Dir)
+	if err != nil {
+		return fail(err)
+	}
+	step = fmt.Sprintf("rendering the %s source %s", kind, ropt.Dir)
+	objs, err := render.Render(ctx, ropt)
+	if err != nil {
+		return fail(err)
+	}
+	if len(objs) == 0 && refuseEmpty {
+		return fmt.Errorf("the %s source %s rendered no objects; refusing to print an empty result, which with prune: true deletes every resource of the application. Set the parameter allow-empty to \"true\" if this is intended", kind, ropt.Dir)
+	}
+	step = fmt.Sprintf("filling %d objects", len(objs))
+	if err := fillAll(e, objs, nil); err != nil {
+		return fail(err)
+	}
+	if ctx.Err() != nil {
+		return fail(ctx.Err())
+	}
+	return manifest.Encode(c.out, objs, o.output)
+}
+
+// warnUnservedKinds compares the selected profiles with KUBE_API_VERSIONS:
+// a kind the cluster does not serve hints at the wrong operator release.
+func (c *cli) warnUnservedKinds(res []*operators.Resolution) {
+	if len(c.apiVersions) == 0 {
+		return
+	}
+	served := map[string]bool{}
+	for _, v := range c.apiVersions {
+		served[v] = true
+	}
+	for _, r := range res {
+		groups := map[string]bool{}
+		missing := []string{}
+		for _, rs := range r.Profile.Resources {
+			groups[rs.Group] = true
+			if !served[rs.APIVersion()] && !served[rs.APIVersion()+"/"+rs.Kind] {
+				missing = append(missing, rs.APIVersion()+" "+rs.Kind)
+			}
+		}
+		if len(missing) > 0 && len(missing) == len(r.Profile.Resources) {
+			fmt.Fprintf(c.errw, "Warning: the cluster serves none of the kinds of %s (KUBE_API_VERSIONS); is the operator installed there?\n", r.Ref())
+		} else if len(missing) > 0 {
+			fmt.Fprintf(c.errw, "Warning: the cluster does not serve %s of %s (KUBE_API_VERSIONS)\n", strings.Join(missing, ", "), r.Ref())
+		}
+	}
+}
+
+// findRepoRoot is the nearest parent of dir holding .git, else dir.
+func findRepoRoot(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return dir
+		}
+	}
+}
+
+func splitAll(vals []string) []string {
+	var out []string
+	for _, v := range vals {
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}

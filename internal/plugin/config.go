@@ -1,0 +1,280 @@
+// Package plugin reads the configuration of one `generate` run exactly as
+// Argo CD's CMP server hands it over: the application parameters
+// (ARGOCD_APP_PARAMETERS), the plugin env of the Application
+// (ARGOCD_ENV_CMP_DEFAULTS_*), the sidecar's own env (CMP_DEFAULTS_*) and
+// the build environment (ARGOCD_APP_NAME, KUBE_VERSION, ...).
+//
+// Precedence, strongest first: parameters, Application plugin env, sidecar env.
+package plugin
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is everything generate needs.
+type Config struct {
+	Operators   []string // NAME@VERSION
+	ValuesFiles []string
+	Values      string
+	Set         []string // k=v, sorted by key
+	ReleaseName string
+	Namespace   string
+	AllowEmpty  bool
+	Strict      bool
+	Include     string
+	Exclude     string
+	KubeVersion string
+	APIVersions []string
+	Timeout     time.Duration
+
+	AppDir   string // the working directory: the application's path
+	RepoRoot string // the unpacked repository's root
+	Warnings []string
+}
+
+// DefaultTimeout keeps a run well inside Argo CD's 60 s exec timeout.
+const DefaultTimeout = 40 * time.Second
+
+// Parameter is one entry of ARGOCD_APP_PARAMETERS.
+type Parameter struct {
+	Name   string            `json:"name"`
+	String *string           `json:"string,omitempty"`
+	Array  []string          `json:"array,omitempty"`
+	Map    map[string]string `json:"map,omitempty"`
+}
+
+// Known parameters and the collection type each takes.
+var parameterTypes = map[string]string{
+	"operators":    "map",
+	"values-files": "array",
+	"values":       "string",
+	"set":          "map",
+	"release-name": "string",
+	"namespace":    "string",
+	"allow-empty":  "string",
+}
+
+// Known plugin env names (after ARGOCD_ENV_ or on the sidecar).
+var envNames = []string{
+	"CMP_DEFAULTS_OPERATORS", "CMP_DEFAULTS_VALUES_FILES", "CMP_DEFAULTS_VALUES", "CMP_DEFAULTS_RELEASE_NAME",
+	"CMP_DEFAULTS_NAMESPACE", "CMP_DEFAULTS_ALLOW_EMPTY", "CMP_DEFAULTS_STRICT", "CMP_DEFAULTS_INCLUDE",
+	"CMP_DEFAULTS_EXCLUDE", "CMP_DEFAULTS_TIMEOUT",
+}
+
+// KnownParameters lists parameter names, sorted.
+func KnownParameters() []string {
+	var out []string
+	for n := range parameterTypes {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// FromEnv builds the configuration from an environment (os.Environ form)
+// and the working directory.
+func FromEnv(environ []string, wd string) (*Config, error) {
+	env := map[string]string{}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	c := &Config{Timeout: DefaultTimeout}
+
+	// Unknown names are mistakes: say so rather than ignore a typo.
+	known := map[string]bool{}
+	for _, n := range envNames {
+		known[n] = true
+	}
+	for k := range env {
+		if n, ok := strings.CutPrefix(k, "ARGOCD_ENV_"); ok && strings.HasPrefix(n, "CMP_DEFAULTS_") && !known[n] && env[k] != "" {
+			return nil, fmt.Errorf("unknown plugin env %s; known: %s", n, strings.Join(envNames, ", "))
+		}
+	}
+	// lookup finds a plugin env value: the Application's, else the sidecar's.
+	lookup := func(name string) (string, bool) {
+		if v, ok := env["ARGOCD_ENV_"+name]; ok && v != "" {
+			return v, true
+		}
+		v, ok := env[name]
+		return v, ok && v != ""
+	}
+	if v, ok := lookup("CMP_DEFAULTS_OPERATORS"); ok {
+		c.Operators = splitList(v)
+	}
+	if v, ok := lookup("CMP_DEFAULTS_VALUES_FILES"); ok {
+		c.ValuesFiles = splitList(v)
+	}
+	if v, ok := lookup("CMP_DEFAULTS_VALUES"); ok {
+		c.Values = v
+	}
+	c.ReleaseName = env["ARGOCD_APP_NAME"]
+	if v, ok := lookup("CMP_DEFAULTS_RELEASE_NAME"); ok {
+		c.ReleaseName = v
+	}
+	c.Namespace = env["ARGOCD_APP_NAMESPACE"]
+	if v, ok := lookup("CMP_DEFAULTS_NAMESPACE"); ok {
+		c.Namespace = v
+	}
+	for name, dst := range map[string]*bool{"CMP_DEFAULTS_ALLOW_EMPTY": &c.AllowEmpty, "CMP_DEFAULTS_STRICT": &c.Strict} {
+		if v, ok := lookup(name); ok {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return nil, fmt.Errorf("plugin env %s=%q: want true or false", name, v)
+			}
+			*dst = b
+		}
+	}
+	if v, ok := lookup("CMP_DEFAULTS_INCLUDE"); ok {
+		c.Include = v
+	}
+	if v, ok := lookup("CMP_DEFAULTS_EXCLUDE"); ok {
+		c.Exclude = v
+	}
+	if v, ok := lookup("CMP_DEFAULTS_TIMEOUT"); ok {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("plugin env CMP_DEFAULTS_TIMEOUT=%q: want a duration such as 30s", v)
+		}
+		c.Timeout = d
+	}
+	c.KubeVersion = env["KUBE_VERSION"]
+	c.APIVersions = splitList(env["KUBE_API_VERSIONS"])
+
+	if raw := strings.TrimSpace(env["ARGOCD_APP_PARAMETERS"]); raw != "" {
+		if err := c.applyParameters(raw); err != nil {
+			return nil, err
+		}
+	}
+
+	root, dir, warn, err := repoRoot(wd, env["ARGOCD_APP_SOURCE_PATH"])
+	if err != nil {
+		return nil, err
+	}
+	c.RepoRoot, c.AppDir = root, dir
+	if warn != "" {
+		c.Warnings = append(c.Warnings, warn)
+	}
+	return c, nil
+}
+
+func (c *Config) applyParameters(raw string) error {
+	var params []Parameter
+	dec := json.NewDecoder(strings.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&params); err != nil {
+		return fmt.Errorf("ARGOCD_APP_PARAMETERS is not a JSON array of {name, string|array|map}: %v", err)
+	}
+	for _, p := range params {
+		want, ok := parameterTypes[p.Name]
+		if !ok {
+			return fmt.Errorf("unknown parameter %q; known parameters: %s", p.Name, strings.Join(KnownParameters(), ", "))
+		}
+		got := p.kind()
+		if got != want {
+			return fmt.Errorf("parameter %q must be a %s, got a %s", p.Name, want, got)
+		}
+		switch p.Name {
+		case "operators":
+			c.Operators = nil
+			for _, name := range sortedKeys(p.Map) {
+				v := strings.TrimSpace(p.Map[name])
+				if v == "" {
+					continue // an operator left empty in the UI is not selected
+				}
+				c.Operators = append(c.Operators, strings.TrimSpace(name)+"@"+v)
+			}
+		case "values-files":
+			c.ValuesFiles = p.Array
+		case "values":
+			c.Values = *p.String
+		case "set":
+			c.Set = nil
+			for _, k := range sortedKeys(p.Map) {
+				c.Set = append(c.Set, k+"="+p.Map[k])
+			}
+		case "release-name":
+			if s := strings.TrimSpace(*p.String); s != "" {
+				c.ReleaseName = s
+			}
+		case "namespace":
+			if s := strings.TrimSpace(*p.String); s != "" {
+				c.Namespace = s
+			}
+		case "allow-empty":
+			b, err := strconv.ParseBool(strings.TrimSpace(*p.String))
+			if err != nil {
+				return fmt.Errorf("parameter allow-empty=%q: want true or false", *p.String)
+			}
+			c.AllowEmpty = b
+		}
+	}
+	return nil
+}
+
+func (p Parameter) kind() string {
+	switch {
+	case p.Map != nil:
+		return "map"
+	case p.Array != nil:
+		return "array"
+	case p.String != nil:
+		return "string"
+	}
+	// Argo CD omits empty collections: an empty map or array arrives bare.
+	if t := parameterTypes[p.Name]; t != "string" {
+		return t
+	}
+	return "value-less parameter"
+}
+
+// repoRoot finds the repository root by removing ARGOCD_APP_SOURCE_PATH
+// from the working directory. When the two do not line up, the app
+// directory itself is the root: the stricter choice.
+func repoRoot(wd, sourcePath string) (root, dir, warning string, err error) {
+	dir, err = filepath.EvalSymlinks(wd)
+	if err != nil {
+		return "", "", "", fmt.Errorf("working directory: %v", err)
+	}
+	sp := filepath.Clean(strings.Trim(sourcePath, "/"))
+	if sp == "." || sp == "" {
+		return dir, dir, "", nil
+	}
+	if strings.HasPrefix(sp, "..") {
+		return dir, dir, fmt.Sprintf("ARGOCD_APP_SOURCE_PATH %q leaves the repository; reading only the app directory", sourcePath), nil
+	}
+	root = dir
+	for range strings.Split(sp, string(filepath.Separator)) {
+		root = filepath.Dir(root)
+	}
+	if filepath.Join(root, sp) != dir {
+		return dir, dir, fmt.Sprintf("ARGOCD_APP_SOURCE_PATH %q does not match the working directory %s; reading only the app directory", sourcePath, dir), nil
+	}
+	return root, dir, "", nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

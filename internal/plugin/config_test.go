@@ -1,0 +1,77 @@
+package plugin
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestPrecedence(t *testing.T) {
+	root := t.TempDir()
+	app := filepath.Join(root, "apps", "dd")
+	if err := os.MkdirAll(app, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c, err := FromEnv([]string{
+		"CMP_DEFAULTS_OPERATORS=cert-manager@1.19.0",               // sidecar
+		"ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=external-secrets@2.5.0", // Application env wins
+		"CMP_DEFAULTS_TIMEOUT=10s",
+		"ARGOCD_APP_NAME=dd", "ARGOCD_APP_NAMESPACE=datadog", "ARGOCD_APP_SOURCE_PATH=apps/dd/",
+		"KUBE_VERSION=1.30", "KUBE_API_VERSIONS=v1,apps/v1/Deployment",
+		`ARGOCD_APP_PARAMETERS=[{"name":"set","map":{"b":"2","a":"1"}},{"name":"values-files","array":["v.yaml"]},{"name":"release-name","string":""}]`,
+	}, app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Config{Operators: []string{"external-secrets@2.5.0"}, ValuesFiles: []string{"v.yaml"}, Set: []string{"a=1", "b=2"},
+		ReleaseName: "dd", Namespace: "datadog", KubeVersion: "1.30", APIVersions: []string{"v1", "apps/v1/Deployment"},
+		Timeout: 10 * time.Second, AppDir: mustReal(t, app), RepoRoot: mustReal(t, root)}
+	if !reflect.DeepEqual(c, want) {
+		t.Fatalf("got  %+v\nwant %+v", c, want)
+	}
+	c, err = FromEnv([]string{"ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=a@1.0.0", `ARGOCD_APP_PARAMETERS=[{"name":"operators","map":{"b":"2.0.0","c":""}}]`}, app)
+	if err != nil || !reflect.DeepEqual(c.Operators, []string{"b@2.0.0"}) {
+		t.Fatalf("parameters must win over env and skip empty entries: %v %v", c.Operators, err)
+	}
+}
+
+func TestRepoRootMismatchFallsBackToAppDir(t *testing.T) {
+	app := t.TempDir()
+	c, err := FromEnv([]string{"ARGOCD_APP_SOURCE_PATH=other/place"}, app)
+	if err != nil || c.RepoRoot != c.AppDir || len(c.Warnings) != 1 {
+		t.Fatalf("got %+v %v", c, err)
+	}
+	c, err = FromEnv([]string{"ARGOCD_APP_SOURCE_PATH=../../etc"}, app)
+	if err != nil || c.RepoRoot != c.AppDir || len(c.Warnings) != 1 {
+		t.Fatalf("got %+v %v", c, err)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	dir := t.TempDir()
+	for env, want := range map[string]string{
+		`ARGOCD_APP_PARAMETERS=[{"name":"x","string":"1"}]`:                    `unknown parameter "x"`,
+		`ARGOCD_APP_PARAMETERS={}`:                                             "not a JSON array",
+		`ARGOCD_APP_PARAMETERS=[{"name":"operators","string":"a@1"}]`:          `parameter "operators" must be a map, got a string`,
+		`ARGOCD_APP_PARAMETERS=[{"name":"allow-empty","string":"yes please"}]`: "want true or false",
+		`ARGOCD_APP_PARAMETERS=[{"name":"values","bogus":1}]`:                  "not a JSON array",
+		`ARGOCD_ENV_CMP_DEFAULTS_VALUEFILES=a.yaml`:                            "unknown plugin env CMP_DEFAULTS_VALUEFILES",
+		`ARGOCD_ENV_CMP_DEFAULTS_STRICT=maybe`:                                 "want true or false",
+		`CMP_DEFAULTS_TIMEOUT=-1s`:                                             "want a duration",
+	} {
+		if _, err := FromEnv([]string{env}, dir); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want %q", env, err, want)
+		}
+	}
+}
+
+func mustReal(t *testing.T, p string) string {
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
