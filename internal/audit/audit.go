@@ -1,0 +1,424 @@
+package audit
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+)
+
+// Status is the verdict on one expression of a rule.
+type Status string
+
+const (
+	// Redundant: everything it ignores is filled by the selected profiles.
+	Redundant Status = "redundant"
+	// PartlyRedundant: some ignored fields are filled, others are not.
+	PartlyRedundant Status = "partly-redundant"
+	// StillNeeded: it ignores fields cmp-defaults does not fill.
+	StillNeeded Status = "still-needed"
+	// MatchesNothing: no object matches the rule's group, kind, name and namespace.
+	MatchesNothing Status = "matches-nothing"
+	// Invalid: Argo CD cannot use the expression at all.
+	Invalid Status = "invalid"
+)
+
+// Why a remaining field is not covered.
+const (
+	InGit    = "in-git"     // set in the manifests: not a default
+	NotInGit = "not-in-git" // absent from the filled object and not a default: live only
+)
+
+// Target is one rendered object, after filling, with what the engine set.
+type Target struct {
+	Object manifest.Object
+	Filled []defaults.Filled
+
+	doc    map[string]any
+	docErr error
+	filled []string
+}
+
+// Field is one ignored field of one object.
+type Field struct {
+	Object string `json:"object"`
+	Path   string `json:"path"`
+	Value  any    `json:"value,omitempty"`
+	// For fields cmp-defaults fills: the profile rule and where it comes from.
+	Rule string `json:"rule,omitempty"`
+	Type string `json:"type,omitempty"` // default or mutation
+	By   string `json:"by,omitempty"`
+	// Absent is set for a default the object does not get because the
+	// field's parent is absent: admission adds nothing there either.
+	Absent bool `json:"absent,omitempty"`
+	// For remaining fields: InGit or NotInGit.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Check is the verdict on one jsonPointer, jqPathExpression or
+// managedFieldsManager of a rule.
+type Check struct {
+	Type       string   `json:"type"` // jqPathExpression, jsonPointer or managedFieldsManager
+	Expression string   `json:"expression"`
+	Status     Status   `json:"status"`
+	Reason     string   `json:"reason"`
+	Filled     []Field  `json:"filled"`    // ignored fields cmp-defaults fills
+	Remaining  []Field  `json:"remaining"` // ignored fields it does not fill
+	Errors     []string `json:"errors,omitempty"`
+}
+
+// ObjectRef names a matched object and where it came from.
+type ObjectRef struct {
+	Object   string `json:"object"`
+	Source   string `json:"source"`
+	Document int    `json:"document"`
+	Line     int    `json:"line"`
+}
+
+// RuleReport is the audit of one ignoreDifferences entry.
+type RuleReport struct {
+	Origin    Origin      `json:"origin"`
+	Group     string      `json:"group"`
+	Kind      string      `json:"kind"`
+	Name      string      `json:"name,omitempty"`
+	Namespace string      `json:"namespace,omitempty"`
+	Matched   []ObjectRef `json:"matched"`
+	Hint      string      `json:"hint,omitempty"`
+	Checks    []*Check    `json:"checks"`
+
+	rule *Rule
+}
+
+// Summary counts checks by status.
+type Summary struct {
+	Rules           int `json:"rules"`
+	Checks          int `json:"checks"`
+	Redundant       int `json:"redundant"`
+	PartlyRedundant int `json:"partlyRedundant"`
+	StillNeeded     int `json:"stillNeeded"`
+	MatchesNothing  int `json:"matchesNothing"`
+	Invalid         int `json:"invalid"`
+}
+
+// Report is the whole audit.
+type Report struct {
+	Operators []string      `json:"operators"`
+	Objects   int           `json:"objects"`
+	Rules     []*RuleReport `json:"rules"`
+	Summary   Summary       `json:"summary"`
+}
+
+// Run audits every rule against the filled targets. res are the selected
+// operator releases; their default paths tell apart fields the profiles
+// would fill from fields only a controller writes.
+func Run(rules []*Rule, targets []*Target, res []*operators.Resolution) *Report {
+	rep := &Report{Operators: []string{}, Objects: len(targets), Rules: []*RuleReport{}}
+	for _, r := range res {
+		rep.Operators = append(rep.Operators, Selection(r))
+	}
+	defs := NewDefaults(res)
+	for _, t := range targets {
+		t.prepare()
+	}
+	for _, r := range rules {
+		rr := auditRule(r, targets, defs)
+		rep.Rules = append(rep.Rules, rr)
+		rep.Summary.Rules++
+		for _, c := range rr.Checks {
+			rep.Summary.Checks++
+			switch c.Status {
+			case Redundant:
+				rep.Summary.Redundant++
+			case PartlyRedundant:
+				rep.Summary.PartlyRedundant++
+			case StillNeeded:
+				rep.Summary.StillNeeded++
+			case MatchesNothing:
+				rep.Summary.MatchesNothing++
+			case Invalid:
+				rep.Summary.Invalid++
+			}
+		}
+	}
+	return rep
+}
+
+func (t *Target) prepare() {
+	if t.doc != nil || t.docErr != nil {
+		return
+	}
+	t.doc, t.docErr = jsonDoc(t.Object.Data)
+	t.filled = t.filled[:0]
+	for _, f := range t.Filled {
+		t.filled = append(t.filled, f.Path)
+	}
+}
+
+// covering finds the filled record at leaf or above it.
+func (t *Target) covering(leaf string) *defaults.Filled {
+	for i, f := range t.filled {
+		if leaf == f || (strings.HasPrefix(leaf, f) && (leaf[len(f)] == '.' || leaf[len(f)] == '[')) {
+			return &t.Filled[i]
+		}
+	}
+	return nil
+}
+
+func (t *Target) apiVersionKind() (string, string) {
+	av, _ := t.Object.Data["apiVersion"].(string)
+	k, _ := t.Object.Data["kind"].(string)
+	return av, k
+}
+
+func auditRule(r *Rule, targets []*Target, defs *Defaults) *RuleReport {
+	rr := &RuleReport{Origin: r.Origin, Group: r.Group, Kind: r.Kind, Name: r.Name, Namespace: r.Namespace, Matched: []ObjectRef{}, Checks: []*Check{}, rule: r}
+	var matched []*Target
+	for _, t := range targets {
+		if r.Matches(t.Object.Data) {
+			matched = append(matched, t)
+			rr.Matched = append(rr.Matched, ObjectRef{Object: t.Object.ID(), Source: t.Object.Source, Document: t.Object.Doc, Line: t.Object.Line})
+		}
+	}
+	newCheck := func(typ, expr string) *Check {
+		c := &Check{Type: typ, Expression: expr, Filled: []Field{}, Remaining: []Field{}}
+		rr.Checks = append(rr.Checks, c)
+		return c
+	}
+	if len(matched) == 0 {
+		rr.Hint = hint(r, targets)
+		reason := "no rendered object has " + r.Target()
+		if rr.Hint != "" {
+			reason += "; " + rr.Hint
+		}
+		reason += ". The rule has no effect on this application: fix or delete it"
+		for _, p := range r.JSONPointers {
+			c := newCheck("jsonPointer", p)
+			c.Status, c.Reason = MatchesNothing, reason
+		}
+		for _, e := range r.JQPathExpressions {
+			c := newCheck("jqPathExpression", e)
+			c.Status, c.Reason = MatchesNothing, reason
+		}
+		for _, m := range r.ManagedFieldsManagers {
+			c := newCheck("managedFieldsManager", m)
+			c.Status, c.Reason = MatchesNothing, reason
+		}
+		return rr
+	}
+	for _, p := range r.JSONPointers {
+		c := newCheck("jsonPointer", p)
+		if _, _, err := pointer(map[string]any{}, p); err != nil {
+			c.Status = Invalid
+			c.Reason = err.Error() + "; Argo CD's remove patch does not find the field, so it ignores nothing: write it as /" + strings.TrimLeft(p, "/")
+			continue
+		}
+		col := newCollector(c)
+		for _, t := range matched {
+			if t.docErr != nil {
+				col.errorf(t, "%v", t.docErr)
+				continue
+			}
+			path, exists, err := pointer(t.doc, p)
+			if err != nil {
+				col.errorf(t, "%v", err)
+				continue
+			}
+			col.add(t, path, exists, defs)
+		}
+		col.classify(r, defs, nil)
+	}
+	for _, e := range r.JQPathExpressions {
+		c := newCheck("jqPathExpression", e)
+		code, err := compileJQ(e)
+		if err != nil {
+			c.Status = Invalid
+			c.Reason = fmt.Sprintf("not a valid jq path expression (%v); Argo CD cannot build its diff normalizer and the application's comparison fails", err)
+			continue
+		}
+		col := newCollector(c)
+		for _, t := range matched {
+			if t.docErr != nil {
+				col.errorf(t, "%v", t.docErr)
+				continue
+			}
+			paths, err := code.paths(t.doc)
+			if err != nil {
+				col.errorf(t, "%v", err)
+				continue
+			}
+			for _, p := range paths {
+				_, exists := find(t.doc, p)
+				col.add(t, p, exists, defs)
+			}
+		}
+		var segs []operators.Seg
+		if s, err := operators.ParsePath(e); err == nil {
+			segs = s
+		}
+		col.classify(r, defs, &staticPath{segs: segs, targets: matched})
+	}
+	for _, m := range r.ManagedFieldsManagers {
+		c := newCheck("managedFieldsManager", m)
+		c.Status = StillNeeded
+		c.Reason = fmt.Sprintf("managedFieldsManagers makes Argo CD accept every field the manager %q owns in the live object, whatever Git says; "+
+			"that is about who writes live fields (a controller or another tool), not about admission defaults, so cmp-defaults cannot replace it", m)
+	}
+	return rr
+}
+
+type staticPath struct {
+	segs    []operators.Seg
+	targets []*Target
+}
+
+// collector gathers what one expression ignores across objects.
+type collector struct {
+	c    *Check
+	seen map[string]bool
+}
+
+func newCollector(c *Check) *collector { return &collector{c: c, seen: map[string]bool{}} }
+
+func (col *collector) errorf(t *Target, format string, a ...any) {
+	col.c.Errors = append(col.c.Errors, t.Object.ID()+": "+fmt.Sprintf(format, a...))
+}
+
+func (col *collector) once(id, path string) bool {
+	k := id + "\x00" + path
+	if col.seen[k] {
+		return false
+	}
+	col.seen[k] = true
+	return true
+}
+
+func (col *collector) add(t *Target, p []any, exists bool, defs *Defaults) {
+	id := t.Object.ID()
+	if !exists {
+		path := FormatPath(p)
+		if !col.once(id, path) {
+			return
+		}
+		av, k := t.apiVersionKind()
+		if rule, by, ok := defs.Match(av, k, p); ok {
+			col.c.Filled = append(col.c.Filled, Field{Object: id, Path: path, Rule: rule, Type: "default", By: by, Absent: true})
+			return
+		}
+		col.c.Remaining = append(col.c.Remaining, Field{Object: id, Path: path, Reason: NotInGit})
+		return
+	}
+	var ls [][]any
+	v, _ := find(t.doc, p)
+	leaves(v, p, &ls)
+	for _, l := range ls {
+		path := FormatPath(l)
+		if !col.once(id, path) {
+			continue
+		}
+		val, _ := find(t.doc, l)
+		if f := t.covering(path); f != nil {
+			by := fieldBy(f.Origin.Operator, f.Origin.Release, f.Origin.Profile)
+			col.c.Filled = append(col.c.Filled, Field{Object: id, Path: path, Value: val, Rule: f.Rule, Type: f.Type, By: by})
+			continue
+		}
+		col.c.Remaining = append(col.c.Remaining, Field{Object: id, Path: path, Value: val, Reason: InGit})
+	}
+}
+
+func (col *collector) classify(r *Rule, defs *Defaults, sp *staticPath) {
+	c := col.c
+	filled, inGit, notInGit := 0, 0, 0
+	for _, f := range c.Filled {
+		if !f.Absent {
+			filled++
+		}
+	}
+	for _, f := range c.Remaining {
+		if f.Reason == InGit {
+			inGit++
+		} else {
+			notInGit++
+		}
+	}
+	failNote := ""
+	if len(c.Errors) > 0 {
+		failNote = fmt.Sprintf(" (on %d object(s) Argo CD's patch fails and removes nothing; see errors)", len(c.Errors))
+	}
+	switch {
+	case len(c.Filled) > 0 && len(c.Remaining) == 0:
+		c.Status = Redundant
+		if filled > 0 {
+			c.Reason = "every field it ignores is an admission default that cmp-defaults fills into the desired state, so desired and live agree without it: delete it" + failNote
+		} else {
+			c.Reason = "it ignores only admission defaults of the selected profiles, and none is present here because the parent field is absent (admission adds nothing there either); cmp-defaults fills them wherever the parent exists: delete it" + failNote
+		}
+	case len(c.Filled) > 0:
+		c.Status = PartlyRedundant
+		var parts []string
+		if inGit > 0 {
+			parts = append(parts, fmt.Sprintf("%d set in Git (the rule hides changes made to them in the cluster)", inGit))
+		}
+		if notInGit > 0 {
+			parts = append(parts, fmt.Sprintf("%d absent from Git (live only, likely written by a controller)", notInGit))
+		}
+		c.Reason = fmt.Sprintf("cmp-defaults fills %d of the fields it ignores; the others are not admission defaults: %s. Narrow the rule to those, or delete it if nothing in the cluster writes them", len(c.Filled), strings.Join(parts, "; ")) + failNote
+	case inGit > 0:
+		c.Status = StillNeeded
+		c.Reason = "it ignores fields set in your manifests, which are not admission defaults of the selected profiles: it hides changes made in the cluster (for example by a controller, such as an HPA scaling .spec.replicas); keep it if that is intended" + failNote
+	case notInGit > 0:
+		c.Status = StillNeeded
+		c.Reason = "it ignores a field absent from Git that is not an admission default of the selected profiles: likely written by a controller after admission, which cmp-defaults does not fill; keep it" + failNote
+	default:
+		// The expression selected nothing in any matched object.
+		if sp != nil && len(sp.segs) > 0 {
+			for _, t := range sp.targets {
+				av, k := t.apiVersionKind()
+				if rule, by, ok := defs.MatchPattern(av, k, sp.segs); ok {
+					c.Status = Redundant
+					c.Filled = append(c.Filled, Field{Object: t.Object.ID(), Path: rule, Rule: rule, Type: "default", By: by, Absent: true})
+					c.Reason = "it selects nothing in these manifests, and what it names is an admission default of the selected profiles, which cmp-defaults fills wherever the parent exists: delete it" + failNote
+					return
+				}
+			}
+		}
+		c.Status = StillNeeded
+		c.Reason = "it selects nothing in the desired objects: the fields it names are absent from Git and are not admission defaults of the selected profiles; likely written by a controller after admission; keep it" + failNote
+	}
+}
+
+// hint explains why a rule matched nothing when a near miss exists.
+func hint(r *Rule, targets []*Target) string {
+	groups := map[string]bool{}
+	var names []string
+	for _, t := range targets {
+		g, k := groupKind(t.Object.Data)
+		if !strings.EqualFold(k, r.Kind) {
+			continue
+		}
+		if !matchGlob(r.Group, g) || !matchGlob(r.Kind, k) {
+			groups[fmt.Sprintf("group %q, kind %s", g, k)] = true
+			continue
+		}
+		n := meta(t.Object.Data, "name")
+		if ns := meta(t.Object.Data, "namespace"); ns != "" {
+			n = ns + "/" + n
+		}
+		names = append(names, n)
+	}
+	if len(groups) > 0 {
+		l := make([]string, 0, len(groups))
+		for g := range groups {
+			l = append(l, g)
+		}
+		sort.Strings(l)
+		return "objects of that kind have " + strings.Join(l, " or ") + " (wrong group or kind?)"
+	}
+	if len(names) > 0 {
+		sort.Strings(names)
+		return fmt.Sprintf("%s objects here are %s (check name and namespace)", r.Kind, strings.Join(names, ", "))
+	}
+	return ""
+}

@@ -1,0 +1,467 @@
+package audit
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+)
+
+const demoProfile = `apiVersion: cmp-defaults.io/v1alpha1
+kind: OperatorProfile
+operator: demo
+version: v1.0.0
+resources:
+  - group: demo.io
+    version: v1
+    kind: Widget
+    maps: [.spec.pools]
+    defaults:
+      - {path: ".spec.mode", type: string, value: auto}
+      - {path: ".spec.items[].policy", type: string, value: Keep}
+      - {path: ".spec.pools[].size", type: integer, value: 1}
+      - {path: ".spec.target.deletion", type: string, value: Retain}
+      - {path: ".spec.target.options", type: object, value: {a: x, b: y}}
+    mutations:
+      - path: .spec.items[] | select(.kind == "heavy") | .weight
+        value: 5
+`
+
+const demoObjects = `apiVersion: demo.io/v1
+kind: Widget
+metadata: {name: w1, namespace: ns}
+spec:
+  replicas: 2
+  items:
+    - {name: a, kind: heavy}
+    - {name: b, policy: Drop}
+  pools:
+    east: {zone: e}
+  target: {name: t}
+---
+apiVersion: demo.io/v1
+kind: Widget
+metadata: {name: w2}
+spec:
+  mode: manual
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: ns}
+spec:
+  replicas: 3
+  template: {spec: {containers: [{name: web, image: nginx}]}}
+`
+
+func setup(t *testing.T) ([]*Target, []*operators.Resolution) {
+	t.Helper()
+	p, err := operators.ParseProfile("demo.yaml", []byte(demoProfile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := []*operators.Resolution{{Operator: "demo", Requested: "v1.0.0", Profile: p}}
+	e, err := defaults.Compile(res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := manifest.Decode("objs.yaml", []byte(demoObjects))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var targets []*Target
+	for _, o := range objs {
+		tg := &Target{Object: o}
+		if err := e.Fill(o.Data, func(f defaults.Filled) { tg.Filled = append(tg.Filled, f) }); err != nil {
+			t.Fatal(err)
+		}
+		targets = append(targets, tg)
+	}
+	return targets, res
+}
+
+func check(t *testing.T, rule *Rule) *RuleReport {
+	t.Helper()
+	targets, res := setup(t)
+	if rule.Origin.Kind == "" {
+		rule.Origin = Origin{Kind: "Application", Name: "app", File: "app.yaml", Field: "spec.ignoreDifferences[0]"}
+	}
+	rep := Run([]*Rule{rule}, targets, res)
+	if len(rep.Rules) != 1 {
+		t.Fatalf("want one rule report, got %d", len(rep.Rules))
+	}
+	var buf bytes.Buffer
+	WriteText(&buf, rep) // must not panic on any report
+	return rep.Rules[0]
+}
+
+func paths(fs []Field) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Path)
+	}
+	return out
+}
+
+func TestClassify(t *testing.T) {
+	widget := func(jq []string, ptr []string) *Rule {
+		return &Rule{Group: "demo.io", Kind: "Widget", JQPathExpressions: jq, JSONPointers: ptr}
+	}
+	tests := []struct {
+		name          string
+		rule          *Rule
+		status        Status
+		filled        []string
+		remaining     []string
+		reasonContain string
+	}{
+		{
+			name:   "list item default, one item sets it in Git",
+			rule:   widget([]string{".spec.items[].policy"}, nil),
+			status: PartlyRedundant,
+			// items[1].policy is written in Git ("Drop"): not filled, so kept.
+			remaining:     []string{".spec.items[1].policy"},
+			reasonContain: "1 set in Git",
+		},
+		{
+			name:   "select narrows to the filled item",
+			rule:   widget([]string{`.spec.items[] | select(.name == "a") | .policy`}, nil),
+			status: Redundant,
+			filled: []string{".spec.items[0].policy"},
+		},
+		{
+			name:   "mutation-filled field",
+			rule:   widget([]string{".spec.items[].weight"}, nil),
+			status: Redundant,
+			// items[1] is not "heavy": the webhook adds nothing there, on
+			// either side.
+			filled: []string{".spec.items[0].weight", ".spec.items[1].weight"},
+		},
+		{
+			name:   "map values default",
+			rule:   widget([]string{".spec.pools[].size"}, nil),
+			status: Redundant,
+			filled: []string{".spec.pools.east.size"},
+		},
+		{
+			name:   "object default expands to its leaves",
+			rule:   widget([]string{".spec.target.options"}, nil),
+			status: Redundant,
+			// w2 has no target: nothing to fill there, nothing added live.
+			filled: []string{".spec.target.options.a", ".spec.target.options.b", ".spec.target.options"},
+		},
+		{
+			name:   "subtree with Git fields is partly redundant",
+			rule:   widget([]string{".spec.target"}, nil),
+			status: PartlyRedundant,
+			// w1's target.name is Git's; w2 has no target at all (live only).
+			remaining:     []string{".spec.target.name", ".spec.target"},
+			reasonContain: "1 set in Git (the rule hides changes made to them in the cluster); 1 absent from Git",
+		},
+		{
+			name:          "field written in Git",
+			rule:          widget([]string{".spec.replicas"}, nil),
+			status:        StillNeeded,
+			remaining:     []string{".spec.replicas", ".spec.replicas"},
+			reasonContain: "set in your manifests",
+		},
+		{
+			name:          "json pointer to a live-only field",
+			rule:          widget(nil, []string{"/metadata/annotations/owner"}),
+			status:        StillNeeded,
+			remaining:     []string{".metadata.annotations.owner", ".metadata.annotations.owner"},
+			reasonContain: "likely written by a controller",
+		},
+		{
+			name:   "json pointer into a list and a map default",
+			rule:   widget(nil, []string{"/spec/items/0/policy"}),
+			status: Redundant,
+			filled: []string{".spec.items[0].policy", ".spec.items[0].policy"},
+		},
+		{
+			name:   "default whose parent is absent",
+			rule:   widget(nil, []string{"/spec/target/deletion"}),
+			status: Redundant,
+			// w2 has no target: the default would not be added there either.
+			filled: []string{".spec.target.deletion", ".spec.target.deletion"},
+		},
+		{
+			name:          "select that matches nothing",
+			rule:          widget([]string{`.spec.items[] | select(.name == "zzz") | .policy`}, nil),
+			status:        StillNeeded,
+			reasonContain: "selects nothing",
+		},
+		{
+			name:          "default pattern that selects nothing is redundant",
+			rule:          &Rule{Group: "demo.io", Kind: "Widget", Name: "w2", JQPathExpressions: []string{".spec.items[].policy"}},
+			status:        Redundant,
+			filled:        []string{".spec.items[].policy"},
+			reasonContain: "selects nothing in these manifests",
+		},
+		{
+			name:          "wrong group",
+			rule:          &Rule{Group: "demo.example.io", Kind: "Widget", JQPathExpressions: []string{".spec.mode"}},
+			status:        MatchesNothing,
+			reasonContain: `objects of that kind have group "demo.io", kind Widget`,
+		},
+		{
+			name:          "wrong name",
+			rule:          &Rule{Group: "demo.io", Kind: "Widget", Name: "w9", JQPathExpressions: []string{".spec.mode"}},
+			status:        MatchesNothing,
+			reasonContain: "Widget objects here are ns/w1, w2",
+		},
+		{
+			name:          "invalid jq",
+			rule:          widget([]string{".spec.items[] | "}, nil),
+			status:        Invalid,
+			reasonContain: "not a valid jq path expression",
+		},
+		{
+			name:          "invalid pointer",
+			rule:          widget(nil, []string{"spec/mode"}),
+			status:        Invalid,
+			reasonContain: "write it as /spec/mode",
+		},
+		{
+			name:          "managed fields",
+			rule:          &Rule{Group: "apps", Kind: "Deployment", ManagedFieldsManagers: []string{"kube-controller-manager"}},
+			status:        StillNeeded,
+			reasonContain: "managedFieldsManagers",
+		},
+		{
+			name:      "HPA replicas",
+			rule:      &Rule{Group: "apps", Kind: "Deployment", JSONPointers: []string{"/spec/replicas"}},
+			status:    StillNeeded,
+			remaining: []string{".spec.replicas"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rr := check(t, tc.rule)
+			if len(rr.Checks) != 1 {
+				t.Fatalf("want 1 check, got %d", len(rr.Checks))
+			}
+			c := rr.Checks[0]
+			if c.Status != tc.status {
+				t.Fatalf("status %s, want %s (reason: %s; filled %v; remaining %v; errors %v)", c.Status, tc.status, c.Reason, paths(c.Filled), paths(c.Remaining), c.Errors)
+			}
+			if tc.reasonContain != "" && !strings.Contains(c.Reason, tc.reasonContain) {
+				t.Errorf("reason %q does not contain %q", c.Reason, tc.reasonContain)
+			}
+			if tc.filled != nil && strings.Join(paths(c.Filled), ",") != strings.Join(tc.filled, ",") {
+				t.Errorf("filled %v, want %v", paths(c.Filled), tc.filled)
+			}
+			if tc.remaining != nil && strings.Join(paths(c.Remaining), ",") != strings.Join(tc.remaining, ",") {
+				t.Errorf("remaining %v, want %v", paths(c.Remaining), tc.remaining)
+			}
+		})
+	}
+}
+
+func TestMatches(t *testing.T) {
+	obj := func(av, kind, name, ns string) map[string]any {
+		md := map[string]any{"name": name}
+		if ns != "" {
+			md["namespace"] = ns
+		}
+		return map[string]any{"apiVersion": av, "kind": kind, "metadata": md}
+	}
+	tests := []struct {
+		rule Rule
+		obj  map[string]any
+		want bool
+	}{
+		{Rule{Group: "apps", Kind: "Deployment"}, obj("apps/v1", "Deployment", "x", ""), true},
+		{Rule{Group: "", Kind: "ConfigMap"}, obj("v1", "ConfigMap", "x", ""), true},
+		{Rule{Group: "apps", Kind: "ConfigMap"}, obj("v1", "ConfigMap", "x", ""), false},
+		{Rule{Group: "*", Kind: "*"}, obj("v1", "ConfigMap", "x", ""), true},
+		{Rule{Group: "*.io", Kind: "External*"}, obj("external-secrets.io/v1", "ExternalSecret", "x", ""), true},
+		{Rule{Group: "external-secrets.io", Kind: "ExternalSecret", Name: "y"}, obj("external-secrets.io/v1", "ExternalSecret", "x", ""), false},
+		{Rule{Group: "external-secrets.io", Kind: "ExternalSecret", Name: "{{.name}}"}, obj("external-secrets.io/v1", "ExternalSecret", "x", ""), true},
+		{Rule{Group: "apps", Kind: "Deployment", Namespace: "a"}, obj("apps/v1", "Deployment", "x", "a"), true},
+		{Rule{Group: "apps", Kind: "Deployment", Namespace: "a"}, obj("apps/v1", "Deployment", "x", "b"), false},
+		{Rule{Group: "apps", Kind: "Deployment", Namespace: "a", DefaultNamespace: "a"}, obj("apps/v1", "Deployment", "x", ""), true},
+		{Rule{Group: "apps", Kind: "Deployment", Namespace: "a"}, obj("apps/v1", "Deployment", "x", ""), false},
+		// cluster-scoped kinds do not take the destination namespace
+		{Rule{Group: "external-secrets.io", Kind: "ClusterSecretStore", Namespace: "a", DefaultNamespace: "a"}, obj("external-secrets.io/v1", "ClusterSecretStore", "x", ""), false},
+	}
+	for i, tc := range tests {
+		if got := tc.rule.Matches(tc.obj); got != tc.want {
+			t.Errorf("%d: %+v on %v: got %v, want %v", i, tc.rule, tc.obj, got, tc.want)
+		}
+	}
+}
+
+func TestPointer(t *testing.T) {
+	doc := map[string]any{"metadata": map[string]any{"annotations": map[string]any{"a/b": "1", "c~d": "2"}},
+		"spec": map[string]any{"l": []any{"x", "y"}}}
+	tests := []struct {
+		ptr    string
+		path   string
+		exists bool
+		err    bool
+	}{
+		{"/metadata/annotations/a~1b", `.metadata.annotations["a/b"]`, true, false},
+		{"/metadata/annotations/c~0d", `.metadata.annotations["c~d"]`, true, false},
+		{"/spec/l/1", ".spec.l[1]", true, false},
+		{"/spec/l/-1", ".spec.l[1]", true, false},
+		{"/spec/l/5", ".spec.l[5]", false, false},
+		{"/spec/l/x", "", false, true},
+		{"/spec/missing/deeper", ".spec.missing.deeper", false, false},
+		{"spec", "", false, true},
+	}
+	for _, tc := range tests {
+		p, exists, err := pointer(doc, tc.ptr)
+		if (err != nil) != tc.err {
+			t.Errorf("%s: err %v", tc.ptr, err)
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		if got := FormatPath(p); got != tc.path || exists != tc.exists {
+			t.Errorf("%s: got %s %v, want %s %v", tc.ptr, got, exists, tc.path, tc.exists)
+		}
+	}
+}
+
+func TestJQErrorRemovesNothing(t *testing.T) {
+	// Argo CD's patch fails on an object where .spec.items is missing
+	// (cannot iterate over null) and leaves it alone; w1 still counts.
+	rr := check(t, &Rule{Group: "demo.io", Kind: "Widget", JQPathExpressions: []string{".spec.items[].policy"}})
+	c := rr.Checks[0]
+	if len(c.Errors) != 1 || !strings.Contains(c.Errors[0], "w2") || !strings.Contains(c.Errors[0], "cannot iterate over: null") {
+		t.Errorf("errors %v", c.Errors)
+	}
+}
+
+func TestExtract(t *testing.T) {
+	src := `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: a, namespace: argocd}
+spec:
+  destination: {namespace: dest}
+  source: {path: apps/a, helm: {releaseName: r, valueFiles: [v.yaml], parameters: [{name: x, value: "1"}]}}
+  ignoreDifferences:
+    - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas], jqPathExpression: [.x]}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: s}
+spec:
+  template:
+    spec:
+      destination: {namespace: '{{.ns}}'}
+      ignoreDifferences:
+        - {kind: ConfigMap, managedFieldsManagers: [m]}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: argocd-cm}
+data:
+  resource.customizations.ignoreDifferences.apps_Deployment: |
+    jqPathExpressions: [.spec.replicas]
+  resource.customizations.ignoreDifferences.Service: |
+    jsonPointers: [/spec/clusterIP]
+  resource.customizations.ignoreDifferences.all: |
+    managedFieldsManagers: [kube-controller-manager]
+  resource.customizations.health.apps_Deployment: "hs = {}"
+  resource.customizations: |
+    cert-manager.io/Certificate:
+      ignoreDifferences: |
+        jsonPointers: [/spec/issuerRef/kind]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: other}
+data:
+  resource.customizations.ignoreDifferences.apps_Deployment: |
+    jqPathExpressions: [.ignored]
+`
+	objs, err := manifest.Decode("apps.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Extract(objs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Apps != 2 || f.ConfigMaps != 1 {
+		t.Errorf("apps %d, configmaps %d", f.Apps, f.ConfigMaps)
+	}
+	var got []string
+	for _, r := range f.Rules {
+		got = append(got, r.Origin.Kind+" "+r.Group+"/"+r.Kind+" ns="+r.DefaultNamespace+" "+strings.Join(append(append(append([]string{}, r.JSONPointers...), r.JQPathExpressions...), r.ManagedFieldsManagers...), ","))
+	}
+	want := []string{
+		"Application apps/Deployment ns=dest /spec/replicas",
+		"ApplicationSet /ConfigMap ns= m",
+		"ConfigMap cert-manager.io/Certificate ns= /spec/issuerRef/kind",
+		"ConfigMap /Service ns= /spec/clusterIP",
+		"ConfigMap */* ns= kube-controller-manager",
+		"ConfigMap apps/Deployment ns= .spec.replicas",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rules:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(f.Warnings) != 1 || !strings.Contains(f.Warnings[0], `unknown field "jqPathExpression"`) {
+		t.Errorf("warnings %v", f.Warnings)
+	}
+	if len(f.Sources) != 1 || f.Sources[0].ReleaseName != "r" || f.Sources[0].Path != "apps/a" || len(f.Sources[0].Parameters) != 1 {
+		t.Errorf("sources %+v", f.Sources)
+	}
+	if _, err := overrideKey("a_b_c"); err == nil {
+		t.Error("a_b_c: want an error")
+	}
+}
+
+func TestDefaultsMatch(t *testing.T) {
+	_, res := setup(t)
+	d := NewDefaults(res)
+	tests := []struct {
+		path []any
+		want bool
+	}{
+		{[]any{"spec", "items", 3, "policy"}, true},
+		{[]any{"spec", "items", "3", "policy"}, true}, // JSON pointer token
+		{[]any{"spec", "items", "x", "policy"}, false},
+		{[]any{"spec", "pools", "west", "size"}, true},
+		{[]any{"spec", "pools", 0, "size"}, true}, // a map key "0" through a JSON pointer
+		{[]any{"spec", "mode", 0}, false},
+		{[]any{"spec", "mode"}, true},
+		{[]any{"spec", "replicas"}, false},
+	}
+	for _, tc := range tests {
+		_, _, ok := d.Match("demo.io/v1", "Widget", tc.path)
+		if ok != tc.want {
+			t.Errorf("%v: got %v, want %v", tc.path, ok, tc.want)
+		}
+	}
+	if _, _, ok := d.Match("demo.io/v2", "Widget", []any{"spec", "mode"}); ok {
+		t.Error("another version must not match")
+	}
+}
+
+func TestSkeleton(t *testing.T) {
+	tests := map[string]string{
+		`.spec.items[] | select(.kind == "heavy") | .weight`: ".spec.items[].weight",
+		`.spec.data[].remoteRef.nullBytePolicy`:              ".spec.data[].remoteRef.nullBytePolicy",
+		`.a[] | select(.x) | .b[] | select(.y | not) | .c`:   ".a[].b[].c",
+		`.a, .b`:     "",
+		`select(.x)`: "",
+	}
+	for in, want := range tests {
+		got, ok := skeleton(in)
+		if want == "" {
+			if ok {
+				t.Errorf("%s: got %q, want none", in, got)
+			}
+			continue
+		}
+		if got != want {
+			t.Errorf("%s: got %q, want %q", in, got, want)
+		}
+	}
+}

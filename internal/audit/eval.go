@@ -1,0 +1,323 @@
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gobwas/glob"
+	"github.com/itchyny/gojq"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+)
+
+// jqTimeout is Argo CD's default limit for one jq patch.
+const jqTimeout = time.Second
+
+// groupKind splits an object's apiVersion into its group, with its kind.
+func groupKind(obj map[string]any) (string, string) {
+	av, _ := obj["apiVersion"].(string)
+	k, _ := obj["kind"].(string)
+	g := ""
+	if i := strings.LastIndex(av, "/"); i >= 0 {
+		g = av[:i]
+	}
+	return g, k
+}
+
+// clusterScoped lists common kinds without a namespace. Argo CD learns the
+// scope from the cluster; offline, these kinds do not take the
+// Application's destination namespace.
+var clusterScoped = map[string]bool{
+	"Namespace": true, "Node": true, "PersistentVolume": true, "ClusterRole": true, "ClusterRoleBinding": true,
+	"CustomResourceDefinition": true, "StorageClass": true, "PriorityClass": true, "IngressClass": true,
+	"MutatingWebhookConfiguration": true, "ValidatingWebhookConfiguration": true, "APIService": true,
+	"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true, "RuntimeClass": true,
+	"ClusterIssuer": true, "ClusterSecretStore": true, "ClusterExternalSecret": true, "ClusterPushSecret": true,
+	"ClusterGenerator": true,
+}
+
+// matchGlob is Argo CD's util/glob.Match: a gobwas glob without separators;
+// a pattern that does not compile matches nothing.
+func matchGlob(pattern, text string) bool {
+	if pattern == text {
+		return true
+	}
+	g, err := glob.Compile(pattern)
+	if err != nil {
+		return false
+	}
+	return g.Match(text)
+}
+
+// Matches reports whether the rule applies to obj, as Argo CD's ignore
+// normalizer decides: group and kind are globs, name and namespace must be
+// equal when set. ApplicationSet fields still holding {{templates}} match
+// any value.
+func (r *Rule) Matches(obj map[string]any) bool {
+	g, k := groupKind(obj)
+	if !templated(r.Group) && !matchGlob(r.Group, g) {
+		return false
+	}
+	if !templated(r.Kind) && !matchGlob(r.Kind, k) {
+		return false
+	}
+	if r.Name != "" && !templated(r.Name) && r.Name != meta(obj, "name") {
+		return false
+	}
+	if r.Namespace != "" && !templated(r.Namespace) {
+		ns := meta(obj, "namespace")
+		if ns == "" && !clusterScoped[k] {
+			ns = r.DefaultNamespace
+		}
+		if r.Namespace != ns {
+			return false
+		}
+	}
+	return true
+}
+
+// jqExpr is a compiled jqPathExpression: del(expr) as Argo CD runs it, and
+// path(expr) to learn what it deletes (jq defines del(f) as
+// delpaths([path(f)])).
+type jqExpr struct {
+	del, path *gojq.Code
+}
+
+func compileJQ(expr string) (*jqExpr, error) {
+	if _, err := gojq.Parse(expr); err != nil {
+		return nil, err
+	}
+	dq, err := gojq.Parse(fmt.Sprintf("del(%s)", expr))
+	if err != nil {
+		return nil, err
+	}
+	del, err := gojq.Compile(dq)
+	if err != nil {
+		return nil, err
+	}
+	pq, err := gojq.Parse(fmt.Sprintf("path(%s)", expr))
+	if err != nil {
+		return nil, err
+	}
+	path, err := gojq.Compile(pq)
+	if err != nil {
+		return nil, err
+	}
+	return &jqExpr{del: del, path: path}, nil
+}
+
+// paths runs the expression on doc (JSON-decoded, as Argo CD passes it).
+// An error means Argo CD's patch fails on this object and removes nothing.
+func (e *jqExpr) paths(doc map[string]any) ([][]any, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), jqTimeout)
+	defer cancel()
+	it := e.del.RunWithContext(ctx, doc)
+	v, ok := it.Next()
+	if !ok {
+		return nil, errors.New("JQ patch did not return any data")
+	}
+	if err, isErr := v.(error); isErr {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("JQ patch execution timed out (%v)", jqTimeout)
+		}
+		return nil, fmt.Errorf("JQ patch returned error: %w", err)
+	}
+	var out [][]any
+	it = e.path.RunWithContext(ctx, doc)
+	for {
+		v, ok := it.Next()
+		if !ok {
+			break
+		}
+		if err, isErr := v.(error); isErr {
+			return nil, fmt.Errorf("JQ patch returned error: %w", err)
+		}
+		p, ok := v.([]any)
+		if !ok {
+			continue
+		}
+		out = append(out, expandSlices(doc, p)...)
+	}
+	return out, nil
+}
+
+// expandSlices turns path steps jq writes for slices ({"start":..,"end":..})
+// into the indexes they cover, and float indexes into ints.
+func expandSlices(doc any, p []any) [][]any {
+	for i, s := range p {
+		switch s := s.(type) {
+		case float64:
+			if s == math.Trunc(s) {
+				q := append(append([]any{}, p[:i]...), int(s))
+				return expandSlices(doc, append(q, p[i+1:]...))
+			}
+			return nil
+		case map[string]any:
+			l, _ := lookup(doc, p[:i]).([]any)
+			start, end := sliceBound(s["start"], 0, len(l)), sliceBound(s["end"], len(l), len(l))
+			var out [][]any
+			for j := start; j < end; j++ {
+				q := append(append([]any{}, p[:i]...), j)
+				out = append(out, expandSlices(doc, append(q, p[i+1:]...))...)
+			}
+			return out
+		}
+	}
+	return [][]any{p}
+}
+
+func sliceBound(v any, def, n int) int {
+	var i int
+	switch v := v.(type) {
+	case int:
+		i = v
+	case float64:
+		i = int(math.Floor(v))
+	default:
+		return def
+	}
+	if i < 0 {
+		i += n
+	}
+	return max(0, min(i, n))
+}
+
+// pointer resolves an RFC 6901 JSON pointer against doc as a JSON patch
+// "remove" would: the path and whether it exists. A pointer to a missing
+// field is an error for Argo CD (the patch removes nothing).
+func pointer(doc any, ptr string) ([]any, bool, error) {
+	if ptr == "" || ptr[0] != '/' {
+		return nil, false, fmt.Errorf("%q is not a JSON pointer: it must start with '/'", ptr)
+	}
+	var path []any
+	x, exists := doc, true
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		if !exists {
+			if i, err := strconv.Atoi(tok); err == nil && i >= 0 {
+				path = append(path, i) // most likely a list index
+			} else {
+				path = append(path, tok)
+			}
+			continue
+		}
+		switch v := x.(type) {
+		case map[string]any:
+			path = append(path, tok)
+			x, exists = v[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil {
+				return nil, false, fmt.Errorf("%q: %q is not an index into a list", ptr, tok)
+			}
+			if i < 0 && i >= -len(v) {
+				i += len(v) // json-patch v4 takes negative indexes
+			}
+			if i < 0 || i >= len(v) {
+				path = append(path, i)
+				exists = false
+				continue
+			}
+			path = append(path, i)
+			x = v[i]
+		default:
+			path = append(path, tok)
+			exists = false
+		}
+	}
+	return path, exists, nil
+}
+
+// lookup follows a path of string keys and int indexes; nil when absent.
+func lookup(x any, p []any) any {
+	v, _ := find(x, p)
+	return v
+}
+
+func find(x any, p []any) (any, bool) {
+	for _, s := range p {
+		switch s := s.(type) {
+		case string:
+			m, ok := x.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			if x, ok = m[s]; !ok {
+				return nil, false
+			}
+		case int:
+			l, ok := x.([]any)
+			if !ok || s < 0 || s >= len(l) {
+				return nil, false
+			}
+			x = l[s]
+		default:
+			return nil, false
+		}
+	}
+	return x, true
+}
+
+// leaves lists the paths of every leaf under p (p itself for a scalar,
+// null, or an empty object or list), in key order.
+func leaves(x any, p []any, out *[][]any) {
+	switch v := x.(type) {
+	case map[string]any:
+		if len(v) == 0 {
+			break
+		}
+		for _, k := range sortedKeys(v) {
+			leaves(v[k], append(append([]any{}, p...), k), out)
+		}
+		return
+	case []any:
+		if len(v) == 0 {
+			break
+		}
+		for i, e := range v {
+			leaves(e, append(append([]any{}, p...), i), out)
+		}
+		return
+	}
+	*out = append(*out, p)
+}
+
+// FormatPath renders a concrete path the way the fill engine reports
+// filled fields: .spec.data[0].remoteRef.nullBytePolicy.
+func FormatPath(p []any) string {
+	var b strings.Builder
+	for i, s := range p {
+		switch s := s.(type) {
+		case int:
+			b.WriteString("[" + strconv.Itoa(s) + "]")
+		case string:
+			f := operators.Field(s)
+			if i == 0 && f[0] == '[' {
+				b.WriteByte('.')
+			}
+			b.WriteString(f)
+		}
+	}
+	if b.Len() == 0 {
+		return "."
+	}
+	return b.String()
+}
+
+// jsonDoc is obj as Argo CD's normalizer sees it: marshalled and decoded
+// again into plain JSON values (numbers as float64).
+func jsonDoc(obj map[string]any) (map[string]any, error) {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	var doc map[string]any
+	err = json.Unmarshal(b, &doc)
+	return doc, err
+}

@@ -1,0 +1,351 @@
+// Package audit checks Argo CD ignoreDifferences rules against filled
+// manifests: which rules cmp-defaults makes redundant, which still hide
+// something cmp-defaults cannot fill, and which match nothing at all.
+//
+// Rules are read from Applications, ApplicationSet templates and the
+// resource.customizations keys of argocd-cm, and evaluated the way Argo CD's
+// ignore normalizer does (util/argo/normalizers/diff_normalizer.go):
+// group and kind are globs, name and namespace match exactly when set,
+// jqPathExpressions are deleted with del(expr) and jsonPointers are removed
+// with a JSON patch "remove" operation.
+package audit
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+)
+
+// Origin says where a rule was written.
+type Origin struct {
+	Kind      string `json:"kind"` // Application, ApplicationSet or ConfigMap
+	Name      string `json:"name"`
+	Namespace string `json:"namespace,omitempty"`
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	// Field locates the rule inside the object, e.g.
+	// spec.ignoreDifferences[0] or
+	// data["resource.customizations.ignoreDifferences.apps_Deployment"].
+	Field string `json:"field"`
+}
+
+func (o Origin) String() string {
+	name := o.Name
+	if o.Namespace != "" {
+		name = o.Namespace + "/" + name
+	}
+	return fmt.Sprintf("%s %s, %s (%s:%d)", o.Kind, name, o.Field, o.File, o.Line)
+}
+
+// Rule is one ignoreDifferences entry.
+type Rule struct {
+	Origin                Origin   `json:"origin"`
+	Group                 string   `json:"group"`
+	Kind                  string   `json:"kind"`
+	Name                  string   `json:"name,omitempty"`
+	Namespace             string   `json:"namespace,omitempty"`
+	JSONPointers          []string `json:"jsonPointers,omitempty"`
+	JQPathExpressions     []string `json:"jqPathExpressions,omitempty"`
+	ManagedFieldsManagers []string `json:"managedFieldsManagers,omitempty"`
+
+	// DefaultNamespace is the Application's destination namespace: Argo CD
+	// puts namespaced objects without metadata.namespace there before it
+	// compares, so a rule's namespace is matched against it.
+	DefaultNamespace string `json:"-"`
+}
+
+// Target says what the rule selects, as a person reads it.
+func (r *Rule) Target() string {
+	var b strings.Builder
+	g := r.Group
+	if g == "" {
+		g = `"" (core)`
+	}
+	fmt.Fprintf(&b, "group %s, kind %s", g, r.Kind)
+	if r.Name != "" {
+		fmt.Fprintf(&b, ", name %s", r.Name)
+	}
+	if r.Namespace != "" {
+		fmt.Fprintf(&b, ", namespace %s", r.Namespace)
+	}
+	return b.String()
+}
+
+// ignoreDiff is the shape of one entry, as Argo CD reads it.
+type ignoreDiff struct {
+	Group                 string   `json:"group,omitempty"`
+	Kind                  string   `json:"kind"`
+	Name                  string   `json:"name,omitempty"`
+	Namespace             string   `json:"namespace,omitempty"`
+	JSONPointers          []string `json:"jsonPointers,omitempty"`
+	JQPathExpressions     []string `json:"jqPathExpressions,omitempty"`
+	ManagedFieldsManagers []string `json:"managedFieldsManagers,omitempty"`
+}
+
+var knownEntryField = map[string]bool{"group": true, "kind": true, "name": true, "namespace": true, "jsonPointers": true, "jqPathExpressions": true, "managedFieldsManagers": true}
+
+// Found is what Extract read.
+type Found struct {
+	Rules []*Rule
+	// Apps counts Applications and ApplicationSets read.
+	Apps int
+	// ConfigMaps counts argocd-cm ConfigMaps read.
+	ConfigMaps int
+	// Warnings are things that were skipped, for stderr.
+	Warnings []string
+	// Sources are the Applications' sources, in order, for rendering.
+	Sources []AppSource
+}
+
+// AppSource is the part of an Application's source that rendering needs.
+type AppSource struct {
+	App         string
+	Namespace   string // destination namespace
+	Path        string
+	ReleaseName string
+	ValueFiles  []string
+	Values      string
+	Parameters  []HelmParameter
+	Include     string
+	Exclude     string
+}
+
+// HelmParameter is spec.source.helm.parameters[].
+type HelmParameter struct {
+	Name        string `json:"name"`
+	Value       string `json:"value"`
+	ForceString bool   `json:"forceString,omitempty"`
+}
+
+// IsArgoCDCM reports whether obj is the argocd-cm ConfigMap.
+func IsArgoCDCM(o manifest.Object) bool {
+	av, _ := o.Data["apiVersion"].(string)
+	k, _ := o.Data["kind"].(string)
+	return av == "v1" && k == "ConfigMap" && meta(o.Data, "name") == "argocd-cm"
+}
+
+// Extract reads ignoreDifferences rules from Applications, ApplicationSets
+// and argocd-cm ConfigMaps; other objects are skipped.
+func Extract(objs []manifest.Object) (*Found, error) {
+	f := &Found{}
+	for _, o := range objs {
+		av, _ := o.Data["apiVersion"].(string)
+		k, _ := o.Data["kind"].(string)
+		switch {
+		case strings.HasPrefix(av, "argoproj.io/") && k == "Application":
+			f.Apps++
+			spec, _ := o.Data["spec"].(map[string]any)
+			if err := f.addApp(o, spec, "spec", false); err != nil {
+				return nil, err
+			}
+		case strings.HasPrefix(av, "argoproj.io/") && k == "ApplicationSet":
+			f.Apps++
+			spec, _ := o.Data["spec"].(map[string]any)
+			tmpl, _ := spec["template"].(map[string]any)
+			tspec, _ := tmpl["spec"].(map[string]any)
+			if _, ok := spec["templatePatch"]; ok {
+				f.Warnings = append(f.Warnings, fmt.Sprintf("%s: ApplicationSet %s uses templatePatch; ignoreDifferences set there are not read", o.Where(), meta(o.Data, "name")))
+			}
+			if err := f.addApp(o, tspec, "spec.template.spec", true); err != nil {
+				return nil, err
+			}
+		case IsArgoCDCM(o):
+			if err := f.AddConfigMap(o); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return f, nil
+}
+
+func meta(obj map[string]any, key string) string {
+	md, _ := obj["metadata"].(map[string]any)
+	s, _ := md[key].(string)
+	return s
+}
+
+func templated(s string) bool { return strings.Contains(s, "{{") }
+
+func (f *Found) addApp(o manifest.Object, spec map[string]any, field string, isSet bool) error {
+	origin := Origin{Kind: "Application", Name: meta(o.Data, "name"), Namespace: meta(o.Data, "namespace"), File: o.Source, Line: o.Line}
+	if isSet {
+		origin.Kind = "ApplicationSet"
+	}
+	dest, _ := spec["destination"].(map[string]any)
+	destNS, _ := dest["namespace"].(string)
+	if templated(destNS) {
+		destNS = ""
+	}
+	f.addSource(origin.Name, destNS, spec)
+	raw, ok := spec["ignoreDifferences"]
+	if !ok || raw == nil {
+		return nil
+	}
+	var entries []ignoreDiff
+	if err := convert(raw, &entries); err != nil {
+		return fmt.Errorf("%s: %s %s: %s.ignoreDifferences: %v", o.Where(), origin.Kind, origin.Name, field, err)
+	}
+	for i, e := range entries {
+		if m, ok := asList(raw)[i].(map[string]any); ok {
+			for k := range m {
+				if !knownEntryField[k] {
+					f.Warnings = append(f.Warnings, fmt.Sprintf("%s: %s %s: %s.ignoreDifferences[%d]: unknown field %q (Argo CD drops it)", o.Where(), origin.Kind, origin.Name, field, i, k))
+				}
+			}
+		}
+		r := &Rule{Group: e.Group, Kind: e.Kind, Name: e.Name, Namespace: e.Namespace,
+			JSONPointers: e.JSONPointers, JQPathExpressions: e.JQPathExpressions, ManagedFieldsManagers: e.ManagedFieldsManagers,
+			DefaultNamespace: destNS}
+		r.Origin = origin
+		r.Origin.Field = fmt.Sprintf("%s.ignoreDifferences[%d]", field, i)
+		f.Rules = append(f.Rules, r)
+	}
+	return nil
+}
+
+func (f *Found) addSource(app, ns string, spec map[string]any) {
+	src, _ := spec["source"].(map[string]any)
+	if src == nil {
+		if l, _ := spec["sources"].([]any); len(l) > 0 {
+			src, _ = l[0].(map[string]any)
+		}
+	}
+	if src == nil {
+		return
+	}
+	s := AppSource{App: app, Namespace: ns}
+	s.Path, _ = src["path"].(string)
+	if h, _ := src["helm"].(map[string]any); h != nil {
+		s.ReleaseName, _ = h["releaseName"].(string)
+		for _, v := range asList(h["valueFiles"]) {
+			if vs, ok := v.(string); ok {
+				s.ValueFiles = append(s.ValueFiles, vs)
+			}
+		}
+		s.Values, _ = h["values"].(string)
+		if vo, ok := h["valuesObject"]; ok && vo != nil {
+			if b, err := yaml.Marshal(vo); err == nil {
+				s.Values = string(b)
+			}
+		}
+		_ = convert(h["parameters"], &s.Parameters)
+	}
+	if d, _ := src["directory"].(map[string]any); d != nil {
+		s.Include, _ = d["include"].(string)
+		s.Exclude, _ = d["exclude"].(string)
+	}
+	f.Sources = append(f.Sources, s)
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+// overrideIgnoreDiff is the YAML value of an ignoreDifferences customization.
+type overrideIgnoreDiff struct {
+	JSONPointers          []string `json:"jsonPointers"`
+	JQPathExpressions     []string `json:"jqPathExpressions"`
+	ManagedFieldsManagers []string `json:"managedFieldsManagers"`
+}
+
+const customizationsKey = "resource.customizations"
+
+// AddConfigMap reads the rules of an argocd-cm ConfigMap:
+// resource.customizations.ignoreDifferences.<group_kind> keys (and "all"),
+// and the older single resource.customizations key, the way Argo CD's
+// settings manager does.
+func (f *Found) AddConfigMap(o manifest.Object) error {
+	f.ConfigMaps++
+	data, _ := o.Data["data"].(map[string]any)
+	origin := Origin{Kind: "ConfigMap", Name: meta(o.Data, "name"), Namespace: meta(o.Data, "namespace"), File: o.Source, Line: o.Line}
+	keys := make([]string, 0, len(data))
+	for k := range data {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	add := func(field, overrideKey string, v overrideIgnoreDiff) {
+		if len(v.JSONPointers) == 0 && len(v.JQPathExpressions) == 0 && len(v.ManagedFieldsManagers) == 0 {
+			return
+		}
+		if overrideKey == "all" {
+			overrideKey = "*/*"
+		}
+		group, kind := "", overrideKey
+		if g, k, ok := strings.Cut(overrideKey, "/"); ok {
+			group, kind = g, k
+		}
+		r := &Rule{Group: group, Kind: kind, JSONPointers: v.JSONPointers, JQPathExpressions: v.JQPathExpressions, ManagedFieldsManagers: v.ManagedFieldsManagers}
+		r.Origin = origin
+		r.Origin.Field = field
+		f.Rules = append(f.Rules, r)
+	}
+	for _, k := range keys {
+		val, _ := data[k].(string)
+		field := fmt.Sprintf("data[%q]", k)
+		if k == customizationsKey {
+			// resource.customizations: a YAML map of "group/kind" to
+			// overrides whose ignoreDifferences is itself a YAML string.
+			var all map[string]struct {
+				IgnoreDifferences string `json:"ignoreDifferences"`
+			}
+			if err := yaml.Unmarshal([]byte(val), &all); err != nil {
+				return fmt.Errorf("%s: argocd-cm %s: %v", o.Where(), field, err)
+			}
+			gks := make([]string, 0, len(all))
+			for gk := range all {
+				gks = append(gks, gk)
+			}
+			sort.Strings(gks)
+			for _, gk := range gks {
+				var v overrideIgnoreDiff
+				if err := yaml.Unmarshal([]byte(all[gk].IgnoreDifferences), &v); err != nil {
+					return fmt.Errorf("%s: argocd-cm %s: %s.ignoreDifferences: %v", o.Where(), field, gk, err)
+				}
+				add(fmt.Sprintf("%s[%q].ignoreDifferences", field, gk), gk, v)
+			}
+			continue
+		}
+		// resource.customizations.<type>.<group_kind>
+		parts := strings.SplitN(k, ".", 4)
+		if len(parts) < 4 || parts[0]+"."+parts[1] != customizationsKey || parts[2] != "ignoreDifferences" {
+			continue
+		}
+		key, err := overrideKey(parts[3])
+		if err != nil {
+			return fmt.Errorf("%s: argocd-cm %s: %v", o.Where(), field, err)
+		}
+		var v overrideIgnoreDiff
+		if err := yaml.Unmarshal([]byte(val), &v); err != nil {
+			return fmt.Errorf("%s: argocd-cm %s: %v", o.Where(), field, err)
+		}
+		add(field, key, v)
+	}
+	return nil
+}
+
+// overrideKey turns "group_Kind" into "group/Kind", as Argo CD's
+// convertToOverrideKey does.
+func overrideKey(gk string) (string, error) {
+	parts := strings.Split(gk, "_")
+	switch {
+	case len(parts) == 2:
+		return parts[0] + "/" + parts[1], nil
+	case len(parts) == 1 && gk != "":
+		return gk, nil
+	}
+	return "", fmt.Errorf("write resource.customizations.ignoreDifferences.<group>_<Kind>, .<Kind> or .all, got %q", gk)
+}
+
+// convert moves a decoded JSON value into a typed struct.
+func convert(in, out any) error {
+	b, err := yaml.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return yaml.Unmarshal(b, out)
+}

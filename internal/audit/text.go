@@ -1,0 +1,110 @@
+package audit
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// maxLines bounds the fields listed per check in text output.
+const maxLines = 10
+
+var labels = map[Status]string{
+	Redundant:       "REDUNDANT",
+	PartlyRedundant: "PARTLY REDUNDANT",
+	StillNeeded:     "STILL NEEDED",
+	MatchesNothing:  "MATCHES NOTHING",
+	Invalid:         "INVALID",
+}
+
+var fieldNames = map[string]string{
+	"jsonPointer":          "jsonPointers",
+	"jqPathExpression":     "jqPathExpressions",
+	"managedFieldsManager": "managedFieldsManagers",
+}
+
+// WriteText prints the report for a person.
+func WriteText(w io.Writer, rep *Report) {
+	ops := strings.Join(rep.Operators, ", ")
+	if ops == "" {
+		ops = "no operator"
+	}
+	fmt.Fprintf(w, "Audit of %d ignoreDifferences rule(s) against %d object(s), filled with %s\n", rep.Summary.Rules, rep.Objects, ops)
+	for _, rr := range rep.Rules {
+		fmt.Fprintf(w, "\n%s\n", rr.Origin)
+		switch n := len(rr.Matched); n {
+		case 0:
+			fmt.Fprintf(w, "  %s: matches no object\n", rr.rule.Target())
+		default:
+			fmt.Fprintf(w, "  %s: matches %d object(s)\n", rr.rule.Target(), n)
+		}
+		where := map[string]string{}
+		for _, m := range rr.Matched {
+			where[m.Object] = fmt.Sprintf("%s: document %d, line %d", m.Source, m.Document, m.Line)
+		}
+		if len(rr.Checks) == 0 {
+			fmt.Fprintln(w, "  (no jsonPointers, jqPathExpressions or managedFieldsManagers: the rule does nothing)")
+		}
+		for _, c := range rr.Checks {
+			fmt.Fprintf(w, "  %s: %s\n", fieldNames[c.Type], c.Expression)
+			fmt.Fprintf(w, "    %s: %s\n", labels[c.Status], c.Reason)
+			writeFields(w, c, where)
+			for i, e := range c.Errors {
+				if i == maxLines {
+					fmt.Fprintf(w, "      ... and %d more error(s)\n", len(c.Errors)-i)
+					break
+				}
+				fmt.Fprintf(w, "      error: %s\n", e)
+			}
+		}
+	}
+	s := rep.Summary
+	fmt.Fprintf(w, "\n%d rule(s), %d check(s): %d redundant, %d partly redundant, %d still needed, %d match nothing, %d invalid\n",
+		s.Rules, s.Checks, s.Redundant, s.PartlyRedundant, s.StillNeeded, s.MatchesNothing, s.Invalid)
+	if s.Redundant > 0 {
+		fmt.Fprintln(w, "Delete the redundant expressions once cmp-defaults renders the application (docs/migrating.md).")
+	}
+}
+
+func writeFields(w io.Writer, c *Check, where map[string]string) {
+	type line struct{ obj, text string }
+	var lines []line
+	for _, f := range c.Filled {
+		switch {
+		case f.Absent && f.Path == f.Rule:
+			lines = append(lines, line{f.Object, fmt.Sprintf("default  %s  (from %s: nothing to fill here)", f.Path, f.By)})
+		case f.Absent:
+			lines = append(lines, line{f.Object, fmt.Sprintf("default  %s  (parent absent: admission adds nothing either; rule %s from %s)", f.Path, f.Rule, f.By)})
+		default:
+			lines = append(lines, line{f.Object, fmt.Sprintf("filled   %s = %s  (%s %s from %s)", f.Path, js(f.Value), f.Type, f.Rule, f.By)})
+		}
+	}
+	for _, f := range c.Remaining {
+		if f.Reason == InGit {
+			lines = append(lines, line{f.Object, fmt.Sprintf("kept     %s = %s  (set in Git, not a default)", f.Path, js(f.Value))})
+		} else {
+			lines = append(lines, line{f.Object, fmt.Sprintf("kept     %s  (absent from Git, not a default: live only)", f.Path)})
+		}
+	}
+	last := ""
+	for i, l := range lines {
+		if i == maxLines {
+			fmt.Fprintf(w, "      ... and %d more field(s); -o json lists them all\n", len(lines)-i)
+			break
+		}
+		if l.obj != last {
+			fmt.Fprintf(w, "      %s  (%s)\n", l.obj, where[l.obj])
+			last = l.obj
+		}
+		fmt.Fprintf(w, "        %s\n", l.text)
+	}
+}
+
+func js(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
