@@ -1,0 +1,299 @@
+// Package diff compares two operator releases: their profiles (which
+// admission defaults were added, removed or changed) and what filling the
+// same objects with each of them produces.
+package diff
+
+import (
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+)
+
+// Change kinds.
+const (
+	Added   = "added"
+	Removed = "removed"
+	Changed = "changed"
+
+	Appears    = "appears"
+	Disappears = "disappears"
+	Changes    = "changes"
+)
+
+// Release names one side of the comparison.
+type Release struct {
+	Operator string `json:"operator"`
+	Release  string `json:"release"`
+	Profile  string `json:"profile"`
+	File     string `json:"file"`
+	Warning  string `json:"warning,omitempty"`
+}
+
+// NewRelease describes a resolution.
+func NewRelease(r *operators.Resolution) Release {
+	out := Release{Operator: r.Operator, Release: strings.TrimPrefix(r.Requested, "v"), Warning: r.Warning}
+	if r.Profile != nil {
+		out.Profile, out.File = r.Profile.Version, r.Profile.File
+	}
+	return out
+}
+
+func (r Release) String() string { return r.Operator + "@" + r.Release }
+
+// RuleChange is one default or mutation that differs between profiles.
+type RuleChange struct {
+	Change string `json:"change"` // added, removed or changed
+	Type   string `json:"type"`   // default or mutation
+	Path   string `json:"path"`
+	When   string `json:"when,omitempty"`
+	From   any    `json:"from,omitempty"`
+	To     any    `json:"to,omitempty"`
+	// Detail says what else changed for a default: type or nullable.
+	Detail string `json:"detail,omitempty"`
+}
+
+// KindChange groups the changes of one apiVersion and kind.
+type KindChange struct {
+	APIVersion string       `json:"apiVersion"`
+	Kind       string       `json:"kind"`
+	Change     string       `json:"change"` // added or removed (the profile gains or loses the kind), or changed
+	Rules      []RuleChange `json:"rules"`
+}
+
+// ProfileDiff is what changes between the profiles of two releases.
+type ProfileDiff struct {
+	From  Release      `json:"from"`
+	To    Release      `json:"to"`
+	Kinds []KindChange `json:"kinds"`
+}
+
+// Count is the number of rule changes.
+func (d *ProfileDiff) Count() int {
+	n := 0
+	for _, k := range d.Kinds {
+		n += len(k.Rules)
+	}
+	return n
+}
+
+type ruleVal struct {
+	typ, when, detail string
+	value             any
+	nullable          bool
+}
+
+func resourceRules(r *operators.Resource) (map[string]ruleVal, []string) {
+	m := map[string]ruleVal{}
+	var order []string
+	for _, d := range r.Defaults {
+		k := "default\x00" + d.Path
+		m[k] = ruleVal{typ: d.Type, value: d.Value, nullable: d.Nullable}
+		order = append(order, k)
+	}
+	for _, mu := range r.Mutations {
+		k := "mutation\x00" + mu.Path + "\x00" + mu.When
+		m[k] = ruleVal{value: mu.Value, when: mu.When}
+		order = append(order, k)
+	}
+	return m, order
+}
+
+func resources(p *operators.Profile) (map[string]*operators.Resource, []string) {
+	m := map[string]*operators.Resource{}
+	var keys []string
+	if p == nil {
+		return m, nil
+	}
+	for i := range p.Resources {
+		r := &p.Resources[i]
+		k := r.APIVersion() + " " + r.Kind
+		m[k] = r
+		keys = append(keys, k)
+	}
+	return m, keys
+}
+
+// Profiles compares the profiles in force for two releases.
+func Profiles(a, b *operators.Resolution) *ProfileDiff {
+	d := &ProfileDiff{From: NewRelease(a), To: NewRelease(b), Kinds: []KindChange{}}
+	ra, ka := resources(a.Profile)
+	rb, kb := resources(b.Profile)
+	keys := map[string]bool{}
+	for _, k := range append(append([]string{}, ka...), kb...) {
+		keys[k] = true
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	for _, key := range sorted {
+		x, y := ra[key], rb[key]
+		av, kind, _ := strings.Cut(key, " ")
+		kc := KindChange{APIVersion: av, Kind: kind, Change: Changed, Rules: []RuleChange{}}
+		var mx, my map[string]ruleVal
+		var ox, oy []string
+		switch {
+		case x == nil:
+			kc.Change = Added
+			mx = map[string]ruleVal{}
+			my, oy = resourceRules(y)
+		case y == nil:
+			kc.Change = Removed
+			mx, ox = resourceRules(x)
+			my = map[string]ruleVal{}
+		default:
+			mx, ox = resourceRules(x)
+			my, oy = resourceRules(y)
+		}
+		for _, k := range ox {
+			vx := mx[k]
+			vy, ok := my[k]
+			typ, path := splitKey(k)
+			switch {
+			case !ok:
+				kc.Rules = append(kc.Rules, RuleChange{Change: Removed, Type: typ, Path: path, When: vx.when, From: vx.value})
+			case !reflect.DeepEqual(vx.value, vy.value) || vx.typ != vy.typ || vx.nullable != vy.nullable:
+				rc := RuleChange{Change: Changed, Type: typ, Path: path, When: vx.when, From: vx.value, To: vy.value}
+				var det []string
+				if vx.typ != vy.typ {
+					det = append(det, "type "+orNone(vx.typ)+" -> "+orNone(vy.typ))
+				}
+				if vx.nullable != vy.nullable {
+					det = append(det, "nullable "+strconv.FormatBool(vx.nullable)+" -> "+strconv.FormatBool(vy.nullable))
+				}
+				rc.Detail = strings.Join(det, ", ")
+				kc.Rules = append(kc.Rules, rc)
+			}
+		}
+		for _, k := range oy {
+			if _, ok := mx[k]; ok {
+				continue
+			}
+			vy := my[k]
+			typ, path := splitKey(k)
+			kc.Rules = append(kc.Rules, RuleChange{Change: Added, Type: typ, Path: path, When: vy.when, To: vy.value})
+		}
+		if len(kc.Rules) > 0 || kc.Change != Changed {
+			d.Kinds = append(d.Kinds, kc)
+		}
+	}
+	return d
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(any)"
+	}
+	return s
+}
+
+func splitKey(k string) (typ, path string) {
+	parts := strings.Split(k, "\x00")
+	return parts[0], parts[1]
+}
+
+// FieldChange is one field that differs between two filled objects.
+type FieldChange struct {
+	Change string `json:"change"` // appears, disappears or changes
+	Path   string `json:"path"`
+	From   any    `json:"from,omitempty"`
+	To     any    `json:"to,omitempty"`
+}
+
+// ObjectDiff is what changes in one object.
+type ObjectDiff struct {
+	Object   string        `json:"object"`
+	Source   string        `json:"source"`
+	Document int           `json:"document"`
+	Line     int           `json:"line"`
+	Changes  []FieldChange `json:"changes"`
+}
+
+// Objects compares the same objects filled two ways, pairwise. Only
+// objects that differ are returned.
+func Objects(a, b []manifest.Object) []ObjectDiff {
+	out := []ObjectDiff{}
+	for i := range a {
+		if i >= len(b) {
+			break
+		}
+		var ch []FieldChange
+		Tree(a[i].Data, b[i].Data, nil, &ch)
+		if len(ch) == 0 {
+			continue
+		}
+		out = append(out, ObjectDiff{Object: a[i].ID(), Source: a[i].Source, Document: a[i].Doc, Line: a[i].Line, Changes: ch})
+	}
+	return out
+}
+
+// Tree appends the differences between x and y below path p.
+func Tree(x, y any, p []any, out *[]FieldChange) {
+	switch xv := x.(type) {
+	case map[string]any:
+		if yv, ok := y.(map[string]any); ok {
+			keys := map[string]bool{}
+			for k := range xv {
+				keys[k] = true
+			}
+			for k := range yv {
+				keys[k] = true
+			}
+			sorted := make([]string, 0, len(keys))
+			for k := range keys {
+				sorted = append(sorted, k)
+			}
+			sort.Strings(sorted)
+			for _, k := range sorted {
+				q := append(append([]any{}, p...), k)
+				a, inX := xv[k]
+				b, inY := yv[k]
+				switch {
+				case !inY:
+					*out = append(*out, FieldChange{Change: Disappears, Path: FormatPath(q), From: a})
+				case !inX:
+					*out = append(*out, FieldChange{Change: Appears, Path: FormatPath(q), To: b})
+				default:
+					Tree(a, b, q, out)
+				}
+			}
+			return
+		}
+	case []any:
+		if yv, ok := y.([]any); ok && len(yv) == len(xv) {
+			for i := range xv {
+				Tree(xv[i], yv[i], append(append([]any{}, p...), i), out)
+			}
+			return
+		}
+	}
+	if !reflect.DeepEqual(x, y) {
+		*out = append(*out, FieldChange{Change: Changes, Path: FormatPath(p), From: x, To: y})
+	}
+}
+
+// FormatPath renders a concrete path: .spec.data[0].remoteRef.
+func FormatPath(p []any) string {
+	var b strings.Builder
+	for i, s := range p {
+		switch s := s.(type) {
+		case int:
+			b.WriteString("[" + strconv.Itoa(s) + "]")
+		case string:
+			f := operators.Field(s)
+			if i == 0 && f[0] == '[' {
+				b.WriteByte('.')
+			}
+			b.WriteString(f)
+		}
+	}
+	if b.Len() == 0 {
+		return "."
+	}
+	return b.String()
+}
