@@ -1,0 +1,148 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/audit"
+	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+)
+
+func init() {
+	extraCommands = append(extraCommands, (*cli).auditCmd)
+}
+
+type auditOptions struct {
+	common
+	argocdCM  []string
+	source    string
+	manifests []string
+	repoRoot  string
+}
+
+func (c *cli) auditCmd() *cobra.Command {
+	var o auditOptions
+	cmd := &cobra.Command{
+		Use:   "audit APP.yaml... (--source DIR | --manifests FILE...) --operator NAME@VERSION",
+		Short: "Find ignoreDifferences rules that cmp-defaults makes redundant",
+		Long: `Audit reads the ignoreDifferences rules of Argo CD Applications and ApplicationSet
+templates (and, with --argocd-cm, the resource.customizations.ignoreDifferences keys of
+argocd-cm), renders and fills the application's manifests with the selected operator
+releases, and evaluates every rule the way Argo CD does: jqPathExpressions are deleted
+with del(expr), jsonPointers are removed, group and kind are globs.
+
+Each jsonPointer, jqPathExpression and managedFieldsManager is reported as
+  redundant         everything it ignores is an admission default cmp-defaults fills: delete it
+  partly redundant  some of what it ignores is filled; the remaining fields are listed
+  still needed      it ignores fields that are not admission defaults (set in Git and
+                    changed in the cluster, or written only by a controller)
+  matches nothing   no object has the rule's group, kind, name and namespace
+  invalid           Argo CD cannot use it
+
+Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
+2 on usage mistakes.`,
+		Example: `  cmp-defaults audit app.yaml --source apps/datadog --operator external-secrets@2.5.0
+  cmp-defaults audit appset.yaml --argocd-cm argocd-cm.yaml --manifests rendered.yaml --operator cert-manager@1.19.0 -o json
+  helm template my-chart > out.yaml && cmp-defaults audit app.yaml --manifests out.yaml --operator external-secrets@2.5.0`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.output != "text" && o.output != "json" {
+				return usagef("--output %q: use text or json", o.output)
+			}
+			if len(o.operators) == 0 {
+				return usagef("audit needs at least one --operator NAME@VERSION: the operator releases running in the cluster")
+			}
+			if (o.source == "") == (len(o.manifests) == 0) {
+				return usagef("give the application's manifests with either --source DIR or --manifests FILE...")
+			}
+			if len(args) == 0 && len(o.argocdCM) == 0 {
+				return usagef("name the Application or ApplicationSet files to audit (APP.yaml...), or --argocd-cm")
+			}
+			found := &audit.Found{}
+			if len(args) > 0 {
+				apps, err := c.readInputs(args)
+				if err != nil {
+					return err
+				}
+				if found, err = audit.Extract(apps); err != nil {
+					return err
+				}
+				if found.Apps == 0 && found.ConfigMaps == 0 {
+					return fmt.Errorf("%v: no Argo CD Application, ApplicationSet or argocd-cm ConfigMap found", args)
+				}
+			}
+			for _, f := range o.argocdCM {
+				objs, err := c.readInputs([]string{f})
+				if err != nil {
+					return err
+				}
+				n := 0
+				for _, ob := range objs {
+					if k, _ := ob.Data["kind"].(string); k == "ConfigMap" {
+						if err := found.AddConfigMap(ob); err != nil {
+							return err
+						}
+						n++
+					}
+				}
+				if n == 0 {
+					return fmt.Errorf("%s: no ConfigMap found (expected argocd-cm)", f)
+				}
+			}
+			for _, w := range found.Warnings {
+				fmt.Fprintln(c.errw, "Warning: "+w)
+			}
+			e, res, err := c.engineFor(&o.common, o.operators)
+			if err != nil {
+				return err
+			}
+			var objs []manifest.Object
+			if o.source != "" {
+				var src *audit.AppSource
+				if len(found.Sources) > 0 {
+					src = &found.Sources[0]
+				}
+				objs, err = c.sourceObjects(o.source, o.repoRoot, src)
+			} else {
+				objs, err = c.readInputs(o.manifests)
+			}
+			if err != nil {
+				return err
+			}
+			targets := make([]*audit.Target, len(objs))
+			for i := range objs {
+				targets[i] = &audit.Target{Object: objs[i]}
+			}
+			if err := fillAll(e, objs, func(i int, f defaults.Filled) {
+				targets[i].Filled = append(targets[i].Filled, f)
+			}); err != nil {
+				return err
+			}
+			rep := audit.Run(found.Rules, targets, res)
+			if o.output == "json" {
+				enc := json.NewEncoder(c.out)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(rep); err != nil {
+					return err
+				}
+			} else {
+				audit.WriteText(c.out, rep)
+			}
+			if rep.Summary.Redundant > 0 {
+				return foundError{}
+			}
+			return nil
+		},
+	}
+	addCommon(cmd, &o.common)
+	o.output = "text"
+	cmd.Flags().Lookup("output").Usage = "output format: text or json"
+	cmd.Flags().Lookup("output").DefValue = "text"
+	cmd.Flags().StringArrayVar(&o.argocdCM, "argocd-cm", nil, "argocd-cm ConfigMap file whose resource.customizations.ignoreDifferences keys are audited too (repeatable)")
+	cmd.Flags().StringVar(&o.source, "source", "", "the application's source directory (spec.source.path in a checkout): plain manifests, Helm or Kustomize, rendered with the Application's Helm settings and filled")
+	cmd.Flags().StringVar(&o.repoRoot, "repo-root", "", "with --source: nothing outside this directory is read (default: nearest parent with .git, else the source)")
+	cmd.Flags().StringArrayVar(&o.manifests, "manifests", nil, "already rendered manifests of the application, YAML or JSON ('-' for stdin; repeatable)")
+	return cmd
+}
