@@ -143,6 +143,6 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 	cmd.Flags().StringArrayVar(&o.argocdCM, "argocd-cm", nil, "argocd-cm ConfigMap file whose resource.customizations.ignoreDifferences keys are audited too (repeatable)")
 	cmd.Flags().StringVar(&o.source, "source", "", "the application's source directory (spec.source.path in a checkout): plain manifests, Helm or Kustomize, rendered with the Application's Helm settings and filled")
 	cmd.Flags().StringVar(&o.repoRoot, "repo-root", "", "with --source: nothing outside this directory is read (default: nearest parent with .git, else the source)")
-	cmd.Flags().StringArrayVar(&o.manifests, "manifests", nil, "already rendered manifests of the application, YAML or JSON ('-' for stdin; repeatable)")
+	cmd.Flags().StringArrayVar(&o.manifests, "manifests", nil, "the application's rendered manifests: YAML/JSON files, '-' for stdin, or directories (rendered with default settings); repeatable")
 	return cmd
 }
