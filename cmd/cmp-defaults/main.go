@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -22,6 +23,9 @@ const (
 )
 
 func main() {
+	// Helm and kustomize log progress through the default loggers; only
+	// warnings and errors belong on stderr, which Argo CD shows on failure.
+	slog.SetLogLoggerLevel(slog.LevelWarn)
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -173,6 +173,14 @@ func ParseProfile(file string, data []byte) (*Profile, error) {
 	if res == nil || res.Kind != yaml.SequenceNode {
 		return nil, &LintError{File: file, Line: doc.Line, Msg: "resources must be a list"}
 	}
+	for _, rn := range res.Content {
+		if rn.Kind != yaml.MappingNode {
+			return nil, &LintError{File: file, Line: rn.Line, Msg: "each resource must be a mapping with group, version, kind"}
+		}
+	}
+	if len(p.Resources) != len(res.Content) {
+		return nil, &LintError{File: file, Line: res.Line, Msg: "resources could not be read as a list of mappings"}
+	}
 	seen := map[string]int{}
 	for i, rn := range res.Content {
 		r := &p.Resources[i]
@@ -206,6 +214,9 @@ func validateResource(file string, rn *yaml.Node, r *Resource) error {
 	used := map[string]bool{}
 	paths := map[string]bool{}
 	if dn := valueOf(rn, "defaults"); dn != nil {
+		if err := sameLength(file, dn, len(r.Defaults), "defaults"); err != nil {
+			return err
+		}
 		for i, n := range dn.Content {
 			d := &r.Defaults[i]
 			d.Line = n.Line
@@ -244,6 +255,9 @@ func validateResource(file string, rn *yaml.Node, r *Resource) error {
 		}
 	}
 	if mn := valueOf(rn, "mutations"); mn != nil {
+		if err := sameLength(file, mn, len(r.Mutations), "mutations"); err != nil {
+			return err
+		}
 		for i, n := range mn.Content {
 			m := &r.Mutations[i]
 			m.Line = n.Line
@@ -264,6 +278,20 @@ func validateResource(file string, rn *yaml.Node, r *Resource) error {
 			}
 			m.Value = v
 		}
+	}
+	return nil
+}
+
+// sameLength guards against list entries that YAML decoding dropped
+// (null items): every entry must be a mapping.
+func sameLength(file string, n *yaml.Node, decoded int, what string) error {
+	for _, c := range n.Content {
+		if c.Kind != yaml.MappingNode {
+			return &LintError{File: file, Line: c.Line, Msg: what + " entries must be mappings"}
+		}
+	}
+	if n.Kind != yaml.SequenceNode || len(n.Content) != decoded {
+		return &LintError{File: file, Line: n.Line, Msg: what + " must be a list of mappings"}
 	}
 	return nil
 }

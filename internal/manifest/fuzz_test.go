@@ -1,0 +1,48 @@
+package manifest
+
+import (
+	"bytes"
+	"reflect"
+	"testing"
+)
+
+// FuzzDecode: any input either fails cleanly or round-trips: decoding the
+// encoded objects gives the same objects, and encoding is stable.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {a: '1'}\n",
+		"---\n# c\n---\napiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: A}]\n",
+		`{"apiVersion":"v1","kind":"A","x":[1,2.5,"s",null,true]}`,
+		"a: &a [1]\nb: [*a, *a]\napiVersion: v1\nkind: A\n",
+		"apiVersion: v1\nkind: A\nx: 1e3\ny: 0x1F\nz: yes\nw: ~\n",
+		"- 1\n- 2\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		objs, err := Decode("fuzz", data)
+		if err != nil {
+			return
+		}
+		var a bytes.Buffer
+		if err := Encode(&a, objs, "yaml"); err != nil {
+			return // e.g. NaN has no JSON form; an error, not a crash
+		}
+		again, err := Decode("again", a.Bytes())
+		if err != nil {
+			t.Fatalf("re-decoding our own output failed: %v\n%s", err, a.String())
+		}
+		if len(again) != len(objs) {
+			t.Fatalf("objects in %d, out %d", len(objs), len(again))
+		}
+		for i := range objs {
+			if !reflect.DeepEqual(objs[i].Data, again[i].Data) {
+				t.Fatalf("round trip changed object %d:\n%#v\n%#v", i, objs[i].Data, again[i].Data)
+			}
+		}
+		var b bytes.Buffer
+		if err := Encode(&b, again, "yaml"); err != nil || !bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Fatalf("encoding is not stable: %v", err)
+		}
+	})
+}
