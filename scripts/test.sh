@@ -10,6 +10,15 @@ if [ -x scripts/install-helm.sh ]; then
 fi
 go vet ./...
 go test -count=1 ./...
+# Parallel runs in one process must not share mutable state.
+go test -count=1 -race -run 'TestConcurrentRenders' ./cmd/cmp-defaults
+# Each fuzz target for a short while (seed corpora in testdata/fuzz run in every 'go test').
+fuzz() { go test -run XXX -fuzz "^$1\$" -fuzztime "${FUZZTIME:-10s}" "$2"; }
+fuzz FuzzDecode ./internal/manifest
+fuzz FuzzFill ./internal/defaults
+fuzz FuzzParseProfile ./internal/operators
+fuzz FuzzCompileJQ ./internal/operators
+fuzz FuzzFromEnv ./internal/plugin
 if [ -x test/e2e/run.sh ]; then
   test/e2e/run.sh
 fi

@@ -45,6 +45,10 @@ func (e foundError) Error() string { return e.msg }
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var out bytes.Buffer
 	c := &cli{stdin: stdin, out: &out, errw: stderr}
+	if err := c.readLimits(); err != nil {
+		fmt.Fprintln(stderr, "Error: "+err.Error())
+		return exitUsage
+	}
 	root := c.root()
 	root.SetArgs(args)
 	root.SetOut(&out)

@@ -193,7 +193,7 @@ is on, and status belongs to the controller.`,
 					sort.Strings(paths)
 				}
 				for _, p := range paths {
-					data, err := readFile(p)
+					data, err := readFile(p, c.maxInput)
 					if err != nil {
 						return err
 					}

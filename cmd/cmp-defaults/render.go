@@ -153,6 +153,7 @@ application's resources.`,
 func (c *cli) pipeline(o *common, ropt render.Options, timeout time.Duration, refuseEmpty bool) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
+	ropt.MaxBytes = c.maxInput
 	step := "loading profiles"
 	fail := func(err error) error {
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,6 +26,31 @@ type cli struct {
 	errw  io.Writer
 
 	apiVersions []string // KUBE_API_VERSIONS, for generate's served-kind warning
+	maxInput    int64    // bytes per input file or stdin, and per render
+	limits      manifest.Limits
+}
+
+// readLimits takes the input limits from the sidecar's environment.
+func (c *cli) readLimits() error {
+	c.maxInput = render.DefaultMaxBytes
+	c.limits = manifest.DefaultLimits
+	for name, dst := range map[string]*int64{"CMP_DEFAULTS_MAX_INPUT_BYTES": &c.maxInput} {
+		if v := os.Getenv(name); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n <= 0 {
+				return fmt.Errorf("%s=%q: want a positive number of bytes", name, v)
+			}
+			*dst = n
+		}
+	}
+	if v := os.Getenv("CMP_DEFAULTS_MAX_DOCUMENTS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("CMP_DEFAULTS_MAX_DOCUMENTS=%q: want a positive number", v)
+		}
+		c.limits.MaxDocuments = n
+	}
+	return nil
 }
 
 // common are the flags shared by commands that fill.
@@ -161,7 +187,7 @@ func (c *cli) readInputs(args []string) ([]manifest.Object, error) {
 			name = a
 		)
 		if fi, statErr := os.Stat(a); a != "-" && statErr == nil && fi.IsDir() {
-			objs, err := renderDir(a)
+			objs, err := renderDir(a, c.maxInput)
 			if err != nil {
 				return nil, err
 			}
@@ -170,14 +196,14 @@ func (c *cli) readInputs(args []string) ([]manifest.Object, error) {
 		}
 		if a == "-" {
 			name = "stdin"
-			data, err = readLimited(c.stdin, "stdin")
+			data, err = readLimited(c.stdin, "stdin", c.maxInput)
 		} else {
-			data, err = readFile(a)
+			data, err = readFile(a, c.maxInput)
 		}
 		if err != nil {
 			return nil, err
 		}
-		objs, err := manifest.Decode(name, data)
+		objs, err := manifest.DecodeWithLimits(name, data, c.limits)
 		if err != nil {
 			return nil, err
 		}
@@ -188,20 +214,17 @@ func (c *cli) readInputs(args []string) ([]manifest.Object, error) {
 
 // renderDir renders a source directory with default settings (release name
 // = directory name); 'render' offers every setting.
-func renderDir(dir string) ([]manifest.Object, error) {
+func renderDir(dir string, maxBytes int64) ([]manifest.Object, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), plugin.DefaultTimeout)
 	defer cancel()
-	return render.Render(ctx, render.Options{Dir: abs, RepoRoot: findRepoRoot(abs), ReleaseName: filepath.Base(abs)})
+	return render.Render(ctx, render.Options{Dir: abs, RepoRoot: findRepoRoot(abs), ReleaseName: filepath.Base(abs), MaxBytes: maxBytes})
 }
 
-// maxInput bounds how much one input may hold.
-var maxInput int64 = 64 << 20
-
-func readLimited(r io.Reader, name string) ([]byte, error) {
+func readLimited(r io.Reader, name string, maxInput int64) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxInput+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
@@ -212,7 +235,7 @@ func readLimited(r io.Reader, name string) ([]byte, error) {
 	return data, nil
 }
 
-func readFile(name string) ([]byte, error) {
+func readFile(name string, maxInput int64) ([]byte, error) {
 	fi, err := os.Stat(name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", name, pathErr(err))
@@ -225,7 +248,7 @@ func readFile(name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %v", name, pathErr(err))
 	}
 	defer f.Close()
-	return readLimited(f, name)
+	return readLimited(f, name, maxInput)
 }
 
 func pathErr(err error) error {

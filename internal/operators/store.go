@@ -177,10 +177,14 @@ func (s *Store) addDir(dir string, seen map[string]string) error {
 		return fmt.Errorf("profiles directory %s: %v", dir, err)
 	}
 	sort.Strings(files)
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return fmt.Errorf("profiles directory %s: %v", dir, err)
+	}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := readProfileFile(realDir, f)
 		if err != nil {
-			return fmt.Errorf("profile %s: %v", f, err)
+			return err
 		}
 		h, err := readHeader(f, data)
 		if err != nil {
@@ -213,6 +217,35 @@ func (s *Store) addDir(dir string, seen map[string]string) error {
 		o.profiles[p.Version] = ref
 	}
 	return nil
+}
+
+// MaxProfileBytes bounds one profile file; the largest shipped one is
+// about 60 KB.
+const MaxProfileBytes = 8 << 20
+
+// readProfileFile reads a user profile file, refusing links that lead out
+// of the profiles directory (a mounted ConfigMap's links stay inside) and
+// oversized files.
+func readProfileFile(realDir, f string) ([]byte, error) {
+	real, err := filepath.EvalSymlinks(f)
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: %v", f, err)
+	}
+	if r, err := filepath.Rel(realDir, real); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return nil, fmt.Errorf("profile %s links to %s, outside the profiles directory; copy the file in instead", f, real)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: %v", f, err)
+	}
+	if fi.Size() > MaxProfileBytes {
+		return nil, fmt.Errorf("profile %s is %d bytes, more than the %d a profile may have", f, fi.Size(), MaxProfileBytes)
+	}
+	data, err := os.ReadFile(real)
+	if err != nil {
+		return nil, fmt.Errorf("profile %s: %v", f, err)
+	}
+	return data, nil
 }
 
 // Operators lists operator names, sorted.

@@ -131,7 +131,11 @@ func renderDirectory(ctx context.Context, opt Options) ([]manifest.Object, error
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		data, err := os.ReadFile(filepath.Join(opt.Dir, filepath.FromSlash(f)))
+		full := filepath.Join(opt.Dir, filepath.FromSlash(f))
+		if err := opt.budget.takeFile(full, f); err != nil {
+			return nil, err
+		}
+		data, err := os.ReadFile(full)
 		if err != nil {
 			return nil, err
 		}

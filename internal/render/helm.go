@@ -60,6 +60,9 @@ func helmTemplate(ctx context.Context, opt Options) ([]manifest.Object, error) {
 	if err := checkSymlinks(ctx, opt.RepoRoot, opt.Dir); err != nil {
 		return nil, fmt.Errorf("chart %s: %w", chartDir, err)
 	}
+	if err := opt.budget.takeTree(opt.Dir, chartDir); err != nil {
+		return nil, fmt.Errorf("chart %s: %w", chartDir, err)
+	}
 	ch, err := loader.LoadDir(opt.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("loading chart %s: %w", chartDir, err)
@@ -163,6 +166,9 @@ func mergeValues(opt Options) (map[string]any, error) {
 	for _, f := range opt.ValuesFiles {
 		p, err := valuesFilePath(opt.RepoRoot, opt.Dir, f)
 		if err != nil {
+			return nil, err
+		}
+		if err := opt.budget.takeFile(p, "values file "+f); err != nil {
 			return nil, err
 		}
 		data, err := os.ReadFile(p)

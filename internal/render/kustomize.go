@@ -38,7 +38,7 @@ func kustomizeBuild(ctx context.Context, opt Options) ([]manifest.Object, error)
 	if err != nil {
 		return nil, fmt.Errorf("kustomization %s: %w", where, err)
 	}
-	fsys := &rootFS{root: opt.RepoRoot, disk: filesys.MakeFsOnDisk()}
+	fsys := &rootFS{root: opt.RepoRoot, disk: filesys.MakeFsOnDisk(), budget: opt.budget}
 	o := krusty.MakeDefaultOptions()
 	o.Reorder = krusty.ReorderOptionUnspecified // the kustomize CLI's default
 	o.LoadRestrictions = types.LoadRestrictionsNone
@@ -222,8 +222,9 @@ func looksRemote(s, local string) bool {
 // The first refused path is remembered so the error can name it even when
 // kustomize reports something vaguer.
 type rootFS struct {
-	root string
-	disk filesys.FileSystem
+	root   string
+	disk   filesys.FileSystem
+	budget *budget
 
 	mu        sync.Mutex
 	violation error
@@ -340,6 +341,9 @@ func (f *rootFS) Glob(pattern string) ([]string, error) {
 
 func (f *rootFS) ReadFile(p string) ([]byte, error) {
 	if err := f.check(p); err != nil {
+		return nil, err
+	}
+	if err := f.budget.takeFile(p, rel(f.root, p)); err != nil {
 		return nil, err
 	}
 	return f.disk.ReadFile(p)

@@ -36,6 +36,12 @@ type Options struct {
 	Namespace   string   // .Release.Namespace; "default" when empty, like helm
 	KubeVersion string   // "1.30", "1.34.0" or "v1.34.0"; .Capabilities.KubeVersion
 	APIVersions []string // extra .Capabilities.APIVersions: "group/version" or "group/version/Kind"
+
+	// MaxBytes bounds what one render reads from the repository
+	// (DefaultMaxBytes when 0).
+	MaxBytes int64
+
+	budget *budget
 }
 
 // Kind is the type of an application source.
@@ -100,6 +106,7 @@ func Render(ctx context.Context, opt Options) ([]manifest.Object, error) {
 		return nil, err
 	}
 	opt.RepoRoot, opt.Dir = root, dir
+	opt.budget = newBudget(opt.MaxBytes)
 	kind, err := Detect(dir)
 	if err != nil {
 		return nil, err
