@@ -71,7 +71,7 @@ func parameterAnnouncements(ops map[string]string) []parameterAnnouncement {
 		{
 			Name:           "operators",
 			Title:          "Operator releases",
-			Tooltip:        "Operator releases running in the destination cluster, NAME: VERSION (e.g. external-secrets: 2.5.0). Their admission defaults are filled into the manifests. Shown: every known operator with its newest checked release; keep only the operators your cluster runs, at the releases it runs. Wins over the plugin env CMP_DEFAULTS_OPERATORS.",
+			Tooltip:        "Operator releases running in the destination cluster, NAME: VERSION (e.g. external-secrets: 2.5.0). Their admission defaults are filled into the manifests. Shown: every known operator with its newest checked release; set the releases your cluster runs and leave the others empty. Wins over the plugin env CMP_DEFAULTS_OPERATORS.",
 			CollectionType: "map",
 			Map:            ops,
 		},

@@ -6,12 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/profiles"
 )
 
@@ -246,4 +248,38 @@ func TestPluginYAMLStaticParametersMatch(t *testing.T) {
 		w, _ := json.MarshalIndent(want, "", "  ")
 		t.Errorf("plugin.yaml parameters.static differs from `cmp-defaults parameters`:\n--- plugin.yaml\n%s\n--- parameters\n%s", g, w)
 	}
+}
+
+// generate (internal/plugin) reads exactly the announced parameters, each
+// with the announced collection type.
+func TestParametersMatchGenerate(t *testing.T) {
+	var names []string
+	for _, a := range parameterAnnouncements(nil) {
+		names = append(names, a.Name)
+		p := map[string]any{"name": a.Name}
+		switch a.CollectionType {
+		case "map":
+			p["map"] = map[string]string{"external-secrets": "2.5.0"}
+		case "array":
+			p["array"] = []string{"values.yaml"}
+		default:
+			p["string"] = "false"
+		}
+		raw, err := json.Marshal([]any{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := plugin.FromEnv([]string{"ARGOCD_APP_PARAMETERS=" + string(raw)}, t.TempDir()); err != nil {
+			t.Errorf("generate rejects the announced parameter %s: %v", raw, err)
+		}
+	}
+	if known := plugin.KnownParameters(); !reflect.DeepEqual(sorted(names), sorted(known)) {
+		t.Errorf("announced %v, generate reads %v", sorted(names), sorted(known))
+	}
+}
+
+func sorted(s []string) []string {
+	s = append([]string(nil), s...)
+	sort.Strings(s)
+	return s
 }
