@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"sigs.k8s.io/yaml"
 )
 
 // Object is one Kubernetes object and where it came from.
@@ -146,11 +145,14 @@ func DecodeWithLimits(source string, data []byte, lim Limits) ([]Object, error) 
 		if lim.MaxDocuments > 0 && doc > lim.MaxDocuments {
 			return nil, &Error{source, doc, c.line, fmt.Sprintf("more than %d documents; raise --max-documents if this is intended", lim.MaxDocuments)}
 		}
-		j, err := yaml.YAMLToJSON(c.data)
-		if err != nil {
-			return nil, &Error{source, doc, c.line, "malformed YAML: " + shiftLines(strings.TrimPrefix(err.Error(), "error converting YAML to JSON: "), c.line)}
+		v, err := yamlToValue(c.data, lim.MaxDepth)
+		if err == errDepth {
+			return nil, &Error{source, doc, c.line, fmt.Sprintf("nesting deeper than %d levels", lim.MaxDepth)}
 		}
-		objs, err := fromJSON(source, doc, c.line, j, lim)
+		if err != nil {
+			return nil, &Error{source, doc, c.line, "malformed YAML: " + shiftLines(err.Error(), c.line)}
+		}
+		objs, err := fromValue(source, doc, c.line, v)
 		if err != nil {
 			return nil, err
 		}
@@ -197,6 +199,13 @@ func fromJSON(source string, doc, line int, j []byte, lim Limits) ([]Object, err
 	var v any
 	if err := utiljson.Unmarshal(j, &v); err != nil {
 		return nil, &Error{source, doc, line, err.Error()}
+	}
+	return fromValue(source, doc, line, v)
+}
+
+func fromValue(source string, doc, line int, v any) ([]Object, error) {
+	if v == nil {
+		return nil, nil
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -300,7 +309,7 @@ func encodeOne(buf *bytes.Buffer, v any, format string, i int) error {
 		buf.Write(b)
 		buf.WriteByte('\n')
 	case "", "yaml":
-		b, err := yaml.Marshal(v)
+		b, err := marshalYAML(v)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,173 @@
+package manifest
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"unicode/utf8"
+
+	yamlv2 "go.yaml.in/yaml/v2"
+	"sigs.k8s.io/yaml"
+)
+
+// The fast path decodes YAML with the same parser sigs.k8s.io/yaml (and so
+// kubectl and Argo CD) use, go.yaml.in/yaml/v2, and converts the result
+// straight to the values that sigs.k8s.io/yaml.YAMLToJSON followed by
+// k8s.io/apimachinery/pkg/util/json.Unmarshal give, without the JSON text
+// in between. Encoding likewise hands the values straight to yaml/v2, which
+// sigs.k8s.io/yaml.Marshal reaches through a JSON round trip. fast_test.go
+// proves both equal to the library path on fuzzed input.
+
+var errDepth = errors.New("nesting too deep")
+
+// yamlToValue parses one YAML document.
+func yamlToValue(doc []byte, maxDepth int) (any, error) {
+	var v any
+	if err := yamlv2.Unmarshal(doc, &v); err != nil {
+		return nil, err
+	}
+	return jsonValue(v, 0, maxDepth)
+}
+
+// jsonValue converts a yaml/v2 value the way YAMLToJSON + json.Marshal +
+// utiljson.Unmarshal would.
+func jsonValue(v any, depth, maxDepth int) (any, error) {
+	if maxDepth > 0 && depth > maxDepth {
+		return nil, errDepth
+	}
+	switch v := v.(type) {
+	case map[any]any:
+		m := make(map[string]any, len(v))
+		for k, val := range v {
+			ks, err := keyString(k, val)
+			if err != nil {
+				return nil, err
+			}
+			c, err := jsonValue(val, depth+1, maxDepth)
+			if err != nil {
+				return nil, err
+			}
+			m[ks] = c
+		}
+		return m, nil
+	case []any:
+		l := make([]any, len(v))
+		for i, val := range v {
+			c, err := jsonValue(val, depth+1, maxDepth)
+			if err != nil {
+				return nil, err
+			}
+			l[i] = c
+		}
+		return l, nil
+	case string:
+		return validUTF8(v), nil
+	case int:
+		return int64(v), nil
+	case int64:
+		return v, nil
+	case uint64:
+		return float64(v), nil // beyond int64: JSON keeps it as a float
+	case float64:
+		return jsonNumber(v)
+	case bool, nil:
+		return v, nil
+	}
+	return nil, fmt.Errorf("unsupported YAML value of type %T", v)
+}
+
+// keyString is YAMLToJSON's rule for non-string map keys.
+func keyString(k, v any) (string, error) {
+	switch k := k.(type) {
+	case string:
+		return validUTF8(k), nil
+	case int:
+		return strconv.Itoa(k), nil
+	case int64:
+		return strconv.FormatInt(k, 10), nil
+	case float64:
+		s := strconv.FormatFloat(k, 'g', -1, 32)
+		switch s {
+		case "+Inf":
+			s = ".inf"
+		case "-Inf":
+			s = "-.inf"
+		case "NaN":
+			s = ".nan"
+		}
+		return validUTF8(s), nil
+	case bool:
+		if k {
+			return "true", nil
+		}
+		return "false", nil
+	}
+	return "", fmt.Errorf("unsupported map key of type: %s, key: %+#v, value: %+#v", reflect.TypeOf(k), k, v)
+}
+
+// jsonNumber is what a float64 becomes after encoding/json writes it and
+// utiljson reads it back: integral values that JSON prints without an
+// exponent and that fit int64 become int64.
+func jsonNumber(f float64) (any, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, fmt.Errorf("json: unsupported value: %s", strconv.FormatFloat(f, 'g', -1, 64))
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
+		// encoding/json prints the shortest digits that round-trip, padded
+		// with zeros; utiljson reads those digits as an int64 if they fit.
+		if n, err := strconv.ParseInt(strconv.FormatFloat(f, 'f', -1, 64), 10, 64); err == nil {
+			return n, nil
+		}
+	}
+	return f, nil
+}
+
+// validUTF8 replaces each invalid byte by U+FFFD, as encoding/json does.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b = append(b, "\uFFFD"...)
+		} else {
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return string(b)
+}
+
+// marshalYAML writes one object as YAML, as sigs.k8s.io/yaml.Marshal would.
+// Floats are printed differently by JSON and by yaml/v2 (1e19 vs
+// 10000000000000000000), so an object holding any takes the library path.
+func marshalYAML(v any) ([]byte, error) {
+	if hasFloat(v) {
+		return yaml.Marshal(v)
+	}
+	return yamlv2.Marshal(v)
+}
+
+func hasFloat(v any) bool {
+	switch v := v.(type) {
+	case float64:
+		return true
+	case map[string]any:
+		for _, c := range v {
+			if hasFloat(c) {
+				return true
+			}
+		}
+	case []any:
+		for _, c := range v {
+			if hasFloat(c) {
+				return true
+			}
+		}
+	}
+	return false
+}
