@@ -26,17 +26,19 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 			if err != nil {
 				return err
 			}
-			objs, err := c.readInputs(args)
-			if err != nil {
-				return err
-			}
 			if len(o.operators) == 0 {
 				fmt.Fprintln(c.errw, "Warning: no --operator selected; objects pass through unchanged")
 			}
-			if err := fillAll(e, objs, nil); err != nil {
-				return err
-			}
-			return manifest.Encode(c.out, objs, o.output)
+			// Stream: each object is filled and encoded as soon as it is
+			// decoded; the output stays in memory until everything succeeded.
+			enc := manifest.NewEncoder(c.out, o.output)
+			err = c.eachInput(args, func(ob manifest.Object) error {
+				if err := e.Fill(ob.Data, nil); err != nil {
+					return fmt.Errorf("%s: %s: %v", ob.Where(), ob.ID(), err)
+				}
+				return enc.Encode(ob)
+			})
+			return err
 		},
 	}
 	addCommon(cmd, &o)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -22,7 +23,7 @@ import (
 // cli carries what every command shares.
 type cli struct {
 	stdin io.Reader
-	out   io.Writer // buffered stdout
+	out   *bytes.Buffer // stdout, written only when the command succeeds
 	errw  io.Writer
 
 	apiVersions []string // KUBE_API_VERSIONS, for generate's served-kind warning
@@ -174,26 +175,41 @@ func resolveAll(st *operators.Store, refs []string, strict bool) ([]*operators.R
 	return res, nil
 }
 
-// readInputs decodes the named files, or stdin for none or "-".
+// readInputs decodes the named files, or stdin for none or "-";
+// directories are rendered.
 func (c *cli) readInputs(args []string) ([]manifest.Object, error) {
+	var all []manifest.Object
+	err := c.eachInput(args, func(o manifest.Object) error {
+		all = append(all, o)
+		return nil
+	})
+	return all, err
+}
+
+// eachInput calls fn for every object of the inputs, one document at a
+// time, so that fill can stream instead of holding every object.
+func (c *cli) eachInput(args []string, fn func(manifest.Object) error) error {
 	if len(args) == 0 {
 		args = []string{"-"}
 	}
-	var all []manifest.Object
 	for _, a := range args {
+		if fi, statErr := os.Stat(a); a != "-" && statErr == nil && fi.IsDir() {
+			objs, err := renderDir(a, c.maxInput)
+			if err != nil {
+				return err
+			}
+			for _, o := range objs {
+				if err := fn(o); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		var (
 			data []byte
 			err  error
 			name = a
 		)
-		if fi, statErr := os.Stat(a); a != "-" && statErr == nil && fi.IsDir() {
-			objs, err := renderDir(a, c.maxInput)
-			if err != nil {
-				return nil, err
-			}
-			all = append(all, objs...)
-			continue
-		}
 		if a == "-" {
 			name = "stdin"
 			data, err = readLimited(c.stdin, "stdin", c.maxInput)
@@ -201,15 +217,13 @@ func (c *cli) readInputs(args []string) ([]manifest.Object, error) {
 			data, err = readFile(a, c.maxInput)
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
-		objs, err := manifest.DecodeWithLimits(name, data, c.limits)
-		if err != nil {
-			return nil, err
+		if err := manifest.Each(name, data, c.limits, fn); err != nil {
+			return err
 		}
-		all = append(all, objs...)
 	}
-	return all, nil
+	return nil
 }
 
 // renderDir renders a source directory with default settings (release name

@@ -131,11 +131,30 @@ func Decode(source string, data []byte) ([]Object, error) {
 
 // DecodeWithLimits is Decode with explicit limits.
 func DecodeWithLimits(source string, data []byte, lim Limits) ([]Object, error) {
+	var out []Object
+	err := Each(source, data, lim, func(o Object) error {
+		out = append(out, o)
+		return nil
+	})
+	return out, err
+}
+
+// Each decodes the stream one document at a time and calls fn for every
+// object, so a caller can fill and encode without holding all objects.
+func Each(source string, data []byte, lim Limits, fn func(Object) error) error {
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] == '{' {
-		return decodeJSONStream(source, data, lim)
+		objs, err := decodeJSONStream(source, data, lim)
+		if err != nil {
+			return err
+		}
+		for _, o := range objs {
+			if err := fn(o); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	var out []Object
 	doc := 0
 	for _, c := range split(data) {
 		if blank(c.data) {
@@ -143,22 +162,26 @@ func DecodeWithLimits(source string, data []byte, lim Limits) ([]Object, error) 
 		}
 		doc++
 		if lim.MaxDocuments > 0 && doc > lim.MaxDocuments {
-			return nil, &Error{source, doc, c.line, fmt.Sprintf("more than %d documents; raise --max-documents if this is intended", lim.MaxDocuments)}
+			return &Error{source, doc, c.line, fmt.Sprintf("more than %d documents; raise CMP_DEFAULTS_MAX_DOCUMENTS if this is intended", lim.MaxDocuments)}
 		}
 		v, err := yamlToValue(c.data, lim.MaxDepth)
 		if err == errDepth {
-			return nil, &Error{source, doc, c.line, fmt.Sprintf("nesting deeper than %d levels", lim.MaxDepth)}
+			return &Error{source, doc, c.line, fmt.Sprintf("nesting deeper than %d levels", lim.MaxDepth)}
 		}
 		if err != nil {
-			return nil, &Error{source, doc, c.line, "malformed YAML: " + shiftLines(err.Error(), c.line)}
+			return &Error{source, doc, c.line, "malformed YAML: " + shiftLines(err.Error(), c.line)}
 		}
 		objs, err := fromValue(source, doc, c.line, v)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out = append(out, objs...)
+		for _, o := range objs {
+			if err := fn(o); err != nil {
+				return err
+			}
+		}
 	}
-	return out, nil
+	return nil
 }
 
 func decodeJSONStream(source string, data []byte, lim Limits) ([]Object, error) {
@@ -287,15 +310,39 @@ func typeName(v any) string {
 func TypeName(v any) string { return typeName(v) }
 
 // Encode writes objects as a YAML stream ("---" between documents) or, with
-// format "json", as one indented JSON document per object.
+// format "json", as one indented JSON document per object. Callers that must
+// not print a partial stream pass a buffer.
 func Encode(w io.Writer, objs []Object, format string) error {
-	var buf bytes.Buffer
-	for i, o := range objs {
-		if err := encodeOne(&buf, o.Data, format, i); err != nil {
-			return fmt.Errorf("%s: %s: encoding: %w", o.Where(), o.ID(), err)
+	enc := NewEncoder(w, format)
+	for _, o := range objs {
+		if err := enc.Encode(o); err != nil {
+			return err
 		}
 	}
-	_, err := w.Write(buf.Bytes())
+	return nil
+}
+
+// Encoder writes objects one by one in the stream format.
+type Encoder struct {
+	w       io.Writer
+	scratch bytes.Buffer
+	format  string
+	n       int
+}
+
+// NewEncoder writes to w.
+func NewEncoder(w io.Writer, format string) *Encoder {
+	return &Encoder{w: w, format: format}
+}
+
+// Encode writes one object.
+func (e *Encoder) Encode(o Object) error {
+	e.scratch.Reset()
+	if err := encodeOne(&e.scratch, o.Data, e.format, e.n); err != nil {
+		return fmt.Errorf("%s: %s: encoding: %w", o.Where(), o.ID(), err)
+	}
+	e.n++
+	_, err := e.w.Write(e.scratch.Bytes())
 	return err
 }
 
