@@ -1,50 +1,17 @@
 package defaults
 
 import (
-	"bytes"
-	"fmt"
 	"io"
 	"testing"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/benchdata"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/profiles"
 )
 
-// stream makes n objects: ExternalSecrets in the shape of DESIGN §1 with
-// two to four data items, and every tenth one a cert-manager Certificate.
-func stream(n int) []byte {
-	var b bytes.Buffer
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b.WriteString("---\n")
-		}
-		if i%10 == 9 {
-			fmt.Fprintf(&b, `apiVersion: cert-manager.io/v1
-kind: Certificate
-metadata: {name: cert-%d, namespace: team-%d}
-spec:
-  secretName: cert-%d-tls
-  dnsNames: [app-%d.example.com]
-  issuerRef: {name: letsencrypt}
-`, i, i%7, i, i)
-			continue
-		}
-		fmt.Fprintf(&b, `apiVersion: external-secrets.io/v1
-kind: ExternalSecret
-metadata: {name: secret-%d, namespace: team-%d, labels: {app: app-%d}}
-spec:
-  refreshInterval: 1h
-  secretStoreRef: {kind: ClusterSecretStore, name: gcp-secret-store}
-  target: {creationPolicy: Owner, name: secret-%d}
-  data:
-`, i, i%7, i, i)
-		for j := 0; j < 2+i%3; j++ {
-			fmt.Fprintf(&b, "    - secretKey: key-%d\n      remoteRef: {key: remote-%d-%d}\n", j, i, j)
-		}
-	}
-	return b.Bytes()
-}
+// stream is the shared benchmark stream (benchdata.Stream).
+func stream(n int) []byte { return benchdata.Stream(n) }
 
 func benchEngine(b *testing.B) *Engine {
 	st, err := operators.Load(operators.LoadOptions{Embedded: profiles.FS})

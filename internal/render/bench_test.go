@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/benchdata"
 )
 
 func benchRender(b *testing.B, opt Options) {
@@ -52,4 +54,22 @@ func BenchmarkHelmTemplateCLI(b *testing.B) {
 			b.Fatalf("%v\n%s", err, out)
 		}
 	}
+}
+
+// BenchmarkRenderHelm50 renders the benchmark chart: 50 templates.
+func BenchmarkRenderHelm50(b *testing.B) {
+	dir := b.TempDir()
+	if err := benchdata.Chart(dir, 50); err != nil {
+		b.Fatal(err)
+	}
+	benchRender(b, Options{Dir: dir, RepoRoot: dir, ReleaseName: "bench", Namespace: "team", KubeVersion: "1.34.0"})
+}
+
+// BenchmarkRenderKustomize200 builds an overlay of 200 resources.
+func BenchmarkRenderKustomize200(b *testing.B) {
+	dir := b.TempDir()
+	if err := benchdata.Kustomize(dir, 200); err != nil {
+		b.Fatal(err)
+	}
+	benchRender(b, Options{Dir: filepath.Join(dir, "overlay"), RepoRoot: dir})
 }

@@ -1,0 +1,151 @@
+// Command benchcmd times the cmp-defaults binary as users run it against
+// the tools they would otherwise use, interleaving the runs so that a noisy
+// machine slows both sides alike, and reports medians, ratios and peak RSS.
+// scripts/bench.sh builds the binaries and calls it.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/benchdata"
+)
+
+type run struct {
+	wall time.Duration
+	rss  int64 // KiB
+}
+
+type cmdSpec struct {
+	name string
+	dir  string
+	env  []string
+	args []string
+}
+
+func main() {
+	cmp := flag.String("cmp", "bin/cmp-defaults", "cmp-defaults binary")
+	helm := flag.String("helm", "bin/helm", "Helm 4 binary")
+	kust := flag.String("kustomize", "bin/kustomize", "kustomize binary")
+	runs := flag.Int("runs", 15, "runs per command (interleaved)")
+	work := flag.String("work", "", "fixture directory (default: a temp dir)")
+	sizes := flag.String("rss", "1000,10000,100000", "object counts for the peak RSS series")
+	flag.Parse()
+	for _, p := range []*string{cmp, helm, kust} {
+		abs, err := filepath.Abs(*p)
+		must(err)
+		*p = abs
+	}
+	dir := *work
+	if dir == "" {
+		d, err := os.MkdirTemp("", "cmp-bench")
+		must(err)
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	must(benchdata.Chart(filepath.Join(dir, "chart"), 50))
+	must(benchdata.Kustomize(filepath.Join(dir, "kustomize"), 200))
+	must(benchdata.OneFile(filepath.Join(dir, "onefile")))
+	home := filepath.Join(dir, "home")
+	must(os.MkdirAll(home, 0o755))
+	base := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "KUBECONFIG=" + filepath.Join(home, "none")}
+	genEnv := append(append([]string{}, base...), "ARGOCD_APP_NAME=bench", "ARGOCD_APP_NAMESPACE=team",
+		"ARGOCD_APP_SOURCE_PATH=onefile", "ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=external-secrets@2.5.0", "KUBE_VERSION=1.34.0")
+
+	fmt.Printf("# %d interleaved runs each; medians; machine: %s\n\n", *runs, machine())
+	fmt.Println("| scenario | cmp-defaults | baseline | ratio | target |")
+	fmt.Println("|---|---|---|---|---|")
+	pairs := []struct {
+		scenario, target string
+		ours, theirs     cmdSpec
+		max              float64
+	}{
+		{"generate on a one-file source vs `helm version`", "≤ 2.0× and < 50 ms",
+			cmdSpec{"generate", filepath.Join(dir, "onefile"), genEnv, []string{*cmp, "generate"}},
+			cmdSpec{"helm version", dir, base, []string{*helm, "version"}}, 2.0},
+		{"render of a 50-template chart vs `helm template`", "≤ 1.0×",
+			cmdSpec{"render", dir, base, []string{*cmp, "render", "chart", "--release-name", "bench", "--namespace", "team", "--kube-version", "1.34.0"}},
+			cmdSpec{"helm template", dir, base, []string{*helm, "template", "bench", "chart", "--namespace", "team", "--kube-version", "1.34.0", "--include-crds"}}, 1.0},
+		{"render of a 200-resource overlay vs `kustomize build`", "≤ 1.0× (no target set)",
+			cmdSpec{"render", dir, base, []string{*cmp, "render", "--repo-root", "kustomize", "kustomize/overlay"}},
+			cmdSpec{"kustomize build", dir, base, []string{*kust, "build", "kustomize/overlay"}}, 0},
+	}
+	var generate []run
+	for _, p := range pairs {
+		var a, b []run
+		for i := 0; i < *runs; i++ {
+			a = append(a, timeIt(p.ours))
+			b = append(b, timeIt(p.theirs))
+		}
+		if p.ours.name == "generate" {
+			generate = a
+		}
+		ma, mb := median(a), median(b)
+		fmt.Printf("| %s | %s | %s | %.2f× | %s |\n", p.scenario, ms(ma.wall), ms(mb.wall), float64(ma.wall)/float64(mb.wall), p.target)
+	}
+	g := median(generate)
+	fmt.Printf("\n`generate` one-file: median %s wall, peak RSS %d MiB.\n", ms(g.wall), g.rss>>10)
+
+	fmt.Println("\n| objects | input | fill wall | peak RSS | RSS / input |")
+	fmt.Println("|---|---|---|---|---|")
+	for _, s := range strings.Split(*sizes, ",") {
+		var n int
+		fmt.Sscan(s, &n)
+		f := filepath.Join(dir, fmt.Sprintf("stream-%d.yaml", n))
+		data := benchdata.Stream(n)
+		must(os.WriteFile(f, data, 0o644))
+		spec := cmdSpec{"fill", dir, append(base, "CMP_DEFAULTS_MAX_INPUT_BYTES=1000000000", "CMP_DEFAULTS_MAX_DOCUMENTS=10000000"),
+			[]string{*cmp, "fill", "--operator", "external-secrets@2.5.0,cert-manager@1.19.0", f}}
+		var rs []run
+		for i := 0; i < 3; i++ {
+			rs = append(rs, timeIt(spec))
+		}
+		m := median(rs)
+		fmt.Printf("| %d | %.1f MiB | %s | %d MiB | %.2f× |\n", n, float64(len(data))/(1<<20), ms(m.wall), m.rss>>10, float64(m.rss<<10)/float64(len(data)))
+	}
+}
+
+func timeIt(c cmdSpec) run {
+	cmd := exec.Command(c.args[0], c.args[1:]...)
+	cmd.Dir, cmd.Env = c.dir, c.env
+	cmd.Stdout = nil
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n%s", strings.Join(c.args, " "), err, stderr.String())
+		os.Exit(1)
+	}
+	r := run{wall: time.Since(start)}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.rss = ru.Maxrss
+	}
+	return r
+}
+
+func median(rs []run) run {
+	s := append([]run(nil), rs...)
+	sort.Slice(s, func(i, j int) bool { return s[i].wall < s[j].wall })
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+
+func machine() string {
+	out, _ := exec.Command("sh", "-c", "nproc; grep -m1 'model name' /proc/cpuinfo | cut -d: -f2; uptime").Output()
+	return strings.Join(strings.Fields(strings.ReplaceAll(string(out), "\n", " ; ")), " ")
+}
+
+func must(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchcmd:", err)
+		os.Exit(1)
+	}
+}
