@@ -26,7 +26,7 @@ const (
 	profilesCM   = "cmp-defaults-profiles"
 	argoInstall  = "https://raw.githubusercontent.com/argoproj/argo-cd/"
 	repoServer   = "argocd-repo-server"
-	argoFixture  = "testdata/argocd" // repo-server Deployment of Argo CD v3.6.1's install.yaml
+	argoFixture  = "testdata/argocd-v3.6.1" // repo-server Deployment of Argo CD v3.6.1's install.yaml
 	overlayDir   = "kustomize"
 	componentDir = "kustomize/component"
 )
@@ -107,9 +107,12 @@ func build(t *testing.T, fs filesys.FileSystem, dir string) *appsv1.Deployment {
 	return found
 }
 
-func fixture(t *testing.T) *appsv1.Deployment {
+// argoFixtures are the repo-server Deployments of the supported Argo CD lines.
+var argoFixtures = []string{argoFixture, "testdata/argocd-v2.14.21"}
+
+func fixture(t *testing.T, dir string) *appsv1.Deployment {
 	t.Helper()
-	return build(t, memFS(t, argoFixture), "/"+argoFixture)
+	return build(t, memFS(t, dir), "/"+dir)
 }
 
 func container(spec *corev1.PodSpec, name string) *corev1.Container {
@@ -275,19 +278,24 @@ func TestKustomizeOverlay(t *testing.T) {
 	if got.Namespace != "argocd" {
 		t.Errorf("namespace %q", got.Namespace)
 	}
-	checkPod(t, fixture(t), got, imageName+":"+tag)
+	checkPod(t, fixture(t, argoFixture), got, imageName+":"+tag)
 }
 
-// The component added to someone's own Argo CD kustomization.
+// The component added to someone's own Argo CD kustomization, for each
+// supported Argo CD line.
 func TestKustomizeComponent(t *testing.T) {
-	fs := memFS(t, componentDir, argoFixture)
-	writeKustomization(t, fs, "/user", &types.Kustomization{
-		TypeMeta:   types.TypeMeta{APIVersion: types.KustomizationVersion, Kind: types.KustomizationKind},
-		Resources:  []string{"../" + argoFixture},
-		Components: []string{"../" + componentDir},
-		Images:     []types.Image{{Name: imageName, NewTag: "v9.8.7"}},
-	})
-	checkPod(t, fixture(t), build(t, fs, "/user"), imageName+":v9.8.7")
+	for _, base := range argoFixtures {
+		t.Run(path.Base(base), func(t *testing.T) {
+			fs := memFS(t, componentDir, base)
+			writeKustomization(t, fs, "/user", &types.Kustomization{
+				TypeMeta:   types.TypeMeta{APIVersion: types.KustomizationVersion, Kind: types.KustomizationKind},
+				Resources:  []string{"../" + base},
+				Components: []string{"../" + componentDir},
+				Images:     []types.Image{{Name: imageName, NewTag: "v9.8.7"}},
+			})
+			checkPod(t, fixture(t, base), build(t, fs, "/user"), imageName+":v9.8.7")
+		})
+	}
 }
 
 type helmValues struct {
@@ -328,7 +336,7 @@ func TestHelmValues(t *testing.T) {
 		Components: []string{"../" + componentDir},
 		Images:     []types.Image{{Name: imageName, NewTag: tag}},
 	})
-	base := fixture(t)
+	base := fixture(t, argoFixture)
 	built := build(t, fs, "/user")
 	kc := checkPod(t, base, built, hc.Image)
 
