@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+)
+
+// fromClusterFlags are the flags 'profiles extract' gains for reading CRDs
+// from a live cluster.
+type fromClusterFlags struct {
+	enabled bool
+	cluster clusterFlags
+	groups  []string
+}
+
+// withFromCluster adds --from-cluster (with --kubeconfig, --context,
+// --group) to the 'profiles extract' command: with it, the CRDs come from
+// the cluster instead of files, and the output is the same as extract from
+// files writes. Hook it up in profilesCmd():
+//
+//	cmd.AddCommand(..., c.withFromCluster(c.profilesExtract()))
+func (c *cli) withFromCluster(cmd *cobra.Command) *cobra.Command {
+	var fc fromClusterFlags
+	f := cmd.Flags()
+	f.BoolVar(&fc.enabled, "from-cluster", false, "read the CRDs from a live cluster instead of files (with --kubeconfig, --context, --group)")
+	fc.cluster.add(cmd)
+	f.StringSliceVar(&fc.groups, "group", nil, "with --from-cluster: only CRDs of this API group (repeatable, or comma-separated; default: every CRD)")
+	cmd.Use = "extract --operator NAME --version V (CRD.yaml... | --from-cluster [--kubeconfig FILE] [--context C] [--group G])"
+	cmd.Long += `
+
+With --from-cluster the CRDs come from a live cluster (the verb list on
+customresourcedefinitions.apiextensions.k8s.io is needed): the profile then describes exactly
+what that cluster's CRDs default, patched CRDs included. --group keeps the CRDs of one
+operator (repeatable); without it every CRD of the cluster goes into the profile.`
+	cmd.Example += `
+  cmp-defaults profiles extract --from-cluster --context prod --group external-secrets.io --group generators.external-secrets.io \
+    --operator external-secrets --version 2.5.0 --write ./my-profiles`
+	args, run := cmd.Args, cmd.RunE
+	cmd.Args = func(cmd *cobra.Command, a []string) error {
+		if fc.enabled {
+			if len(a) > 0 {
+				return usagef("--from-cluster reads the CRDs from the cluster: pass no CRD files (got %s)", strings.Join(a, " "))
+			}
+			return nil
+		}
+		if args != nil {
+			return args(cmd, a)
+		}
+		return nil
+	}
+	cmd.RunE = func(cmd *cobra.Command, a []string) error {
+		if !fc.enabled {
+			for _, name := range []string{"kubeconfig", "context", "group", "request-timeout"} {
+				if cmd.Flags().Changed(name) {
+					return usagef("--%s needs --from-cluster", name)
+				}
+			}
+			return run(cmd, a)
+		}
+		op, _ := cmd.Flags().GetString("operator")
+		ver, _ := cmd.Flags().GetString("version")
+		dir, _ := cmd.Flags().GetString("write")
+		return c.extractFromCluster(cmd.Context(), &fc, op, ver, dir)
+	}
+	return cmd
+}
+
+// extractFromCluster writes the profile of the cluster's CRDs (of the
+// selected groups) to stdout, or to DIR/OPERATOR/VERSION.yaml.
+func (c *cli) extractFromCluster(ctx context.Context, fc *fromClusterFlags, op, ver, dir string) error {
+	if op == "" || ver == "" {
+		return usagef("extract needs --operator NAME and --version V")
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	// Fail on a bad name or version before talking to the cluster.
+	if _, err := operators.Extract(op, ver, nil); err != nil {
+		return err
+	}
+	groups := map[string]bool{}
+	for _, g := range fc.groups {
+		if g = strings.TrimSpace(g); g != "" {
+			groups[g] = true
+		}
+	}
+	cl, err := cluster.Connect(ctx, fc.cluster.options())
+	if err != nil {
+		return err
+	}
+	items, err := cl.CRDs(ctx)
+	if err != nil {
+		return err
+	}
+	var crds []apiextv1.CustomResourceDefinition
+	all := map[string]bool{}
+	for _, it := range items {
+		var crd apiextv1.CustomResourceDefinition
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(it.Object, &crd); err != nil {
+			return fmt.Errorf("CustomResourceDefinition %s from the cluster: %v", it.GetName(), err)
+		}
+		all[crd.Spec.Group] = true
+		if len(groups) == 0 || groups[crd.Spec.Group] {
+			crds = append(crds, crd)
+		}
+	}
+	sort.Slice(crds, func(i, j int) bool { return crds[i].Name < crds[j].Name })
+	if len(crds) == 0 {
+		var have []string
+		for g := range all {
+			have = append(have, g)
+		}
+		sort.Strings(have)
+		if len(groups) == 0 {
+			return fmt.Errorf("the cluster at %s has no CustomResourceDefinitions", cl.Host)
+		}
+		return fmt.Errorf("the cluster at %s has no CustomResourceDefinition of group %s (groups with CRDs: %s)", cl.Host, strings.Join(clusterGroupList(groups), ", "), noneIfEmpty(strings.Join(have, ", ")))
+	}
+	for g := range groups {
+		if !all[g] {
+			fmt.Fprintf(c.errw, "Warning: the cluster has no CustomResourceDefinition of group %s\n", g)
+		}
+	}
+	if len(groups) == 0 {
+		fmt.Fprintf(c.errw, "Warning: no --group: the profile covers every CRD of the cluster (groups %s)\n", strings.Join(clusterGroupList(all), ", "))
+	}
+	p, err := operators.Extract(op, ver, crds)
+	if err != nil {
+		return err
+	}
+	p.Description = fmt.Sprintf("Admission defaults of %s %s: CRD schema defaults of every served version, generated by 'cmp-defaults profiles extract --from-cluster' from %d CRD(s) of the cluster.", p.Operator, p.Version, len(crds))
+	b, err := operators.Marshal(p)
+	if err != nil {
+		return err
+	}
+	if dir == "" {
+		_, err = c.out.Write(b)
+		return err
+	}
+	target := filepath.Join(dir, p.Operator, p.Version+".yaml")
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(target, b, 0o644); err != nil {
+		return err
+	}
+	n := 0
+	for _, r := range p.Resources {
+		n += len(r.Defaults)
+	}
+	fmt.Fprintf(c.errw, "wrote %s: %d kind version(s), %d default(s), from %d CRD(s) of %s\n", target, len(p.Resources), n, len(crds), cl.Host)
+	return nil
+}
+
+func clusterGroupList(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func noneIfEmpty(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
