@@ -1,0 +1,213 @@
+package apiserver
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	gitopsio "github.com/argoproj/gitops-engine/pkg/utils/io"
+	"go.etcd.io/etcd/server/v3/embed"
+	"k8s.io/apiserver/pkg/storage/storagebackend"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+	kubeapiservertesting "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
+)
+
+// Everything the suite writes lives under one temporary directory, removed
+// at the end: etcd data, API server certificates, kubectl's discovery cache
+// and manifest files, kubeconfigs, the cmp-defaults binary, profiles.
+var (
+	tmpRoot string
+	binary  string // the cmp-defaults binary under test
+)
+
+const (
+	adminToken  = "e2e-admin-token"
+	viewerToken = "e2e-viewer-token"
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	var err error
+	tmpRoot, err = os.MkdirTemp("", "cmp-defaults-e2e-apiserver-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(tmpRoot)
+
+	if binary = os.Getenv("CMP_DEFAULTS_BIN"); binary == "" {
+		binary = filepath.Join(tmpRoot, "bin", "cmp-defaults")
+		start := time.Now()
+		cmd := exec.Command("go", "build", "-o", binary, "./cmd/cmp-defaults")
+		cmd.Dir = repoRoot()
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "building cmp-defaults:", err)
+			return 1
+		}
+		if testing.Verbose() {
+			fmt.Fprintf(os.Stderr, "built cmp-defaults in %s\n", time.Since(start).Round(time.Millisecond))
+		}
+	}
+
+	// Keep temporary files of the API server, kubectl and gitops-engine
+	// inside tmpRoot.
+	os.Setenv("TMPDIR", tmpRoot)
+	os.Setenv("KUBECACHEDIR", filepath.Join(tmpRoot, "kubecache"))
+	gitopsio.TempDir = tmpRoot
+	quietLogs()
+	return m.Run()
+}
+
+// repoRoot is the cmp-defaults repository root, three levels up.
+func repoRoot() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		panic(err)
+	}
+	return filepath.Clean(filepath.Join(wd, "..", "..", ".."))
+}
+
+// sharedCRDs is ../shared/crds relative to the repository root, or "".
+func sharedCRDs() string {
+	d := filepath.Join(repoRoot(), "..", "shared", "crds")
+	if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+		return d
+	}
+	return ""
+}
+
+// quietLogs keeps the API server's and etcd's logs out of the test output
+// (set E2E_LOGS=1 to see them).
+func quietLogs() {
+	if os.Getenv("E2E_LOGS") != "" {
+		return
+	}
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	_ = fs.Set("logtostderr", "false")
+	_ = fs.Set("alsologtostderr", "false")
+	_ = fs.Set("stderrthreshold", "FATAL")
+	klog.SetOutput(io.Discard)
+	klog.LogToStderr(false)
+}
+
+// server is one kube-apiserver on its own embedded etcd.
+type server struct {
+	cfg        *rest.Config // loopback admin config (system:masters)
+	host       string       // https://127.0.0.1:PORT
+	kubeconfig string       // contexts "admin" (current) and "viewer" (no RBAC grants)
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func startEtcd(t *testing.T, dir string) string {
+	t.Helper()
+	cfg := embed.NewConfig()
+	cfg.Name = "e2e"
+	cfg.Dir = dir
+	cfg.LogLevel = "error"
+	if os.Getenv("E2E_LOGS") == "" {
+		cfg.LogOutputs = []string{filepath.Join(dir + ".log")}
+	}
+	cfg.UnsafeNoFsync = true
+	cu := url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(freePort(t))}
+	pu := url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(freePort(t))}
+	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{cu}, []url.URL{cu}
+	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{pu}, []url.URL{pu}
+	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		t.Fatalf("starting etcd: %v", err)
+	}
+	select {
+	case <-e.Server.ReadyNotify():
+	case <-time.After(60 * time.Second):
+		e.Close()
+		t.Fatal("etcd did not become ready in 60s")
+	}
+	t.Cleanup(e.Close)
+	return cu.String()
+}
+
+// startServer starts etcd and a kube-apiserver (RBAC authorization, static
+// tokens for an admin and a viewer without any grant) and stops both when t
+// ends.
+func startServer(t *testing.T) *server {
+	t.Helper()
+	start := time.Now()
+	dir, err := os.MkdirTemp(tmpRoot, "server-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	etcdURL := startEtcd(t, filepath.Join(dir, "etcd"))
+
+	tokens := filepath.Join(dir, "tokens.csv")
+	if err := os.WriteFile(tokens, []byte(adminToken+",e2e-admin,1,system:masters\n"+viewerToken+",e2e-viewer,2\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sc := storagebackend.NewDefaultConfig("/registry-e2e", nil)
+	sc.Transport.ServerList = []string{etcdURL}
+	ts, err := kubeapiservertesting.StartTestServer(t, kubeapiservertesting.NewDefaultTestServerOptions(), []string{
+		"--authorization-mode=RBAC",
+		"--token-auth-file=" + tokens,
+	}, sc)
+	if err != nil {
+		t.Fatalf("starting kube-apiserver: %v", err)
+	}
+	t.Cleanup(ts.TearDownFn)
+
+	s := &server{cfg: rest.CopyConfig(ts.ClientConfig)}
+	s.host = "https://127.0.0.1:" + strconv.Itoa(ts.ServerOpts.SecureServing.BindPort)
+	s.kubeconfig = filepath.Join(dir, "kubeconfig")
+	kc := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: e2e
+  cluster: {server: %q, insecure-skip-tls-verify: true}
+users:
+- name: admin
+  user: {token: %s}
+- name: viewer
+  user: {token: %s}
+contexts:
+- name: admin
+  context: {cluster: e2e, user: admin}
+- name: viewer
+  context: {cluster: e2e, user: viewer}
+current-context: admin
+`, s.host, adminToken, viewerToken)
+	if err := os.WriteFile(s.kubeconfig, []byte(kc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("kube-apiserver %s ready in %s", s.host, time.Since(start).Round(time.Millisecond))
+	return s
+}
+
+func ctxTimeout(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
