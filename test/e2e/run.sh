@@ -45,6 +45,7 @@ run_module() { # name toolchain|"" go-test-args...
 
 run_module cmp-v2 "" "$@"
 run_module cmp-v3 "$v3_toolchain" "$@"
+run_module apiserver "" "$@"
 
 echo "== e2e summary"
 printf '%s\n' "${summary[@]}"
