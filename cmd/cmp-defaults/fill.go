@@ -31,14 +31,20 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 			}
 			// Stream: each object is filled and encoded as soon as it is
 			// decoded; the output stays in memory until everything succeeded.
-			enc := manifest.NewEncoder(c.out, o.output)
+			enc, err := manifest.NewEncoder(c.out, o.output)
+			if err != nil {
+				return err
+			}
 			err = c.eachInput(args, func(ob manifest.Object) error {
 				if err := e.Fill(ob.Data, nil); err != nil {
 					return fmt.Errorf("%s: %s: %v", ob.Where(), ob.ID(), err)
 				}
 				return enc.Encode(ob)
 			})
-			return err
+			if err != nil {
+				return err
+			}
+			return enc.Close()
 		},
 	}
 	addCommon(cmd, &o)

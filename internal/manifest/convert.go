@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -9,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	yamlv2 "go.yaml.in/yaml/v2"
-	"sigs.k8s.io/yaml"
 )
 
 // The fast path decodes YAML with the same parser sigs.k8s.io/yaml (and so
@@ -142,14 +142,53 @@ func validUTF8(s string) string {
 	return string(b)
 }
 
-// marshalYAML writes one object as YAML, as sigs.k8s.io/yaml.Marshal would.
-// Floats are printed differently by JSON and by yaml/v2 (1e19 vs
-// 10000000000000000000), so an object holding any takes the library path.
-func marshalYAML(v any) ([]byte, error) {
-	if hasFloat(v) {
-		return yaml.Marshal(v)
+// yamlReady prepares a value for the yaml/v2 encoder so that it prints
+// what sigs.k8s.io/yaml.Marshal prints. Only floats differ (JSON writes
+// 1e19 as 10000000000000000000, which YAML then reads as an integer), so
+// objects holding floats get a copy whose floats print the JSON way.
+func yamlReady(v any) any {
+	if !hasFloat(v) {
+		return v
 	}
-	return yamlv2.Marshal(v)
+	return floatsAsJSON(v)
+}
+
+func floatsAsJSON(v any) any {
+	switch v := v.(type) {
+	case float64:
+		return jsonFloat(v)
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, c := range v {
+			m[k] = floatsAsJSON(c)
+		}
+		return m
+	case []any:
+		l := make([]any, len(v))
+		for i, c := range v {
+			l[i] = floatsAsJSON(c)
+		}
+		return l
+	}
+	return v
+}
+
+// jsonFloat prints as the YAML value its JSON text stands for.
+type jsonFloat float64
+
+func (f jsonFloat) MarshalYAML() (any, error) {
+	b, err := json.Marshal(float64(f))
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	err = yamlv2.Unmarshal(b, &out)
+	return out, err
+}
+
+// marshalYAML writes one object as YAML, as sigs.k8s.io/yaml.Marshal would.
+func marshalYAML(v any) ([]byte, error) {
+	return yamlv2.Marshal(yamlReady(v))
 }
 
 func hasFloat(v any) bool {

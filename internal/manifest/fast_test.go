@@ -64,6 +64,19 @@ func FuzzFastEncodeEqualsLibrary(f *testing.F) {
 		if (werr == nil) != (gerr == nil) || !bytes.Equal(got, want) {
 			t.Fatalf("encodings differ (%v, %v):\nlibrary %q\nfast    %q", werr, gerr, want, got)
 		}
+		// A stream through one Encoder equals the documents joined by "---".
+		m, ok := v.(map[string]any)
+		if werr != nil || !ok {
+			return
+		}
+		var stream bytes.Buffer
+		if err := Encode(&stream, []Object{{Data: m}, {Data: map[string]any{"k": "v"}}, {Data: m}}, "yaml"); err != nil {
+			t.Fatal(err)
+		}
+		joined := string(want) + "---\nk: v\n---\n" + string(want)
+		if stream.String() != joined {
+			t.Fatalf("stream differs:\n%q\n%q", stream.String(), joined)
+		}
 	})
 }
 

@@ -313,59 +313,57 @@ func TypeName(v any) string { return typeName(v) }
 // format "json", as one indented JSON document per object. Callers that must
 // not print a partial stream pass a buffer.
 func Encode(w io.Writer, objs []Object, format string) error {
-	enc := NewEncoder(w, format)
+	enc, err := NewEncoder(w, format)
+	if err != nil {
+		return err
+	}
 	for _, o := range objs {
 		if err := enc.Encode(o); err != nil {
 			return err
 		}
 	}
-	return nil
+	return enc.Close()
 }
 
-// Encoder writes objects one by one in the stream format.
+// Encoder writes objects one by one in the stream format. (A single
+// yaml/v2 Encoder for the whole stream would save setting up an emitter per
+// document, but it keeps every event of the stream in memory.)
 type Encoder struct {
-	w       io.Writer
-	scratch bytes.Buffer
-	format  string
-	n       int
+	w      io.Writer
+	format string
+	n      int
 }
 
-// NewEncoder writes to w.
-func NewEncoder(w io.Writer, format string) *Encoder {
-	return &Encoder{w: w, format: format}
+// NewEncoder writes to w; Close must be called at the end.
+func NewEncoder(w io.Writer, format string) (*Encoder, error) {
+	switch format {
+	case "json", "", "yaml":
+	default:
+		return nil, fmt.Errorf("unknown output format %q (use yaml or json)", format)
+	}
+	return &Encoder{w: w, format: format}, nil
 }
 
 // Encode writes one object.
 func (e *Encoder) Encode(o Object) error {
-	e.scratch.Reset()
-	if err := encodeOne(&e.scratch, o.Data, e.format, e.n); err != nil {
+	var b []byte
+	var err error
+	if e.format == "json" {
+		if b, err = json.MarshalIndent(o.Data, "", "  "); err == nil {
+			b = append(b, '\n')
+		}
+	} else if b, err = marshalYAML(o.Data); err == nil && e.n > 0 {
+		_, err = io.WriteString(e.w, "---\n")
+	}
+	if err == nil {
+		_, err = e.w.Write(b)
+	}
+	if err != nil {
 		return fmt.Errorf("%s: %s: encoding: %w", o.Where(), o.ID(), err)
 	}
 	e.n++
-	_, err := e.w.Write(e.scratch.Bytes())
-	return err
-}
-
-func encodeOne(buf *bytes.Buffer, v any, format string, i int) error {
-	switch format {
-	case "json":
-		b, err := json.MarshalIndent(v, "", "  ")
-		if err != nil {
-			return err
-		}
-		buf.Write(b)
-		buf.WriteByte('\n')
-	case "", "yaml":
-		b, err := marshalYAML(v)
-		if err != nil {
-			return err
-		}
-		if i > 0 {
-			buf.WriteString("---\n")
-		}
-		buf.Write(b)
-	default:
-		return fmt.Errorf("unknown output format %q (use yaml or json)", format)
-	}
 	return nil
 }
+
+// Close finishes the stream.
+func (e *Encoder) Close() error { return nil }
