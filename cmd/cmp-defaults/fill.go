@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -31,6 +33,14 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 			}
 			// Stream: each object is filled and encoded as soon as it is
 			// decoded; the output stays in memory until everything succeeded.
+			// Reserve room for the output (filled YAML in block style is up to
+			// about twice the input; pages never written cost no memory), and
+			// let the GC work harder rather than let the heap double: the
+			// input streams through, so the output is nearly all that lives.
+			if n := inputSize(args); n > 0 {
+				c.out.Grow(int(2 * n))
+				debug.SetMemoryLimit(48<<20 + 2*n)
+			}
 			enc, err := manifest.NewEncoder(c.out, o.output)
 			if err != nil {
 				return err
@@ -49,4 +59,15 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 	}
 	addCommon(cmd, &o)
 	return cmd
+}
+
+// inputSize is the total size of the named files (0 for stdin).
+func inputSize(args []string) int64 {
+	var n int64
+	for _, a := range args {
+		if fi, err := os.Stat(a); err == nil && fi.Mode().IsRegular() {
+			n += fi.Size()
+		}
+	}
+	return n
 }

@@ -205,21 +205,19 @@ func (c *cli) eachInput(args []string, fn func(manifest.Object) error) error {
 			}
 			continue
 		}
-		var (
-			data []byte
-			err  error
-			name = a
-		)
 		if a == "-" {
-			name = "stdin"
-			data, err = readLimited(c.stdin, "stdin", c.maxInput)
-		} else {
-			data, err = readFile(a, c.maxInput)
+			if err := manifest.EachReader("stdin", c.stdin, c.maxInput, c.limits, fn); err != nil {
+				return err
+			}
+			continue
 		}
+		f, err := openInput(a, c.maxInput)
 		if err != nil {
 			return err
 		}
-		if err := manifest.Each(name, data, c.limits, fn); err != nil {
+		err = manifest.EachReader(a, f, c.maxInput, c.limits, fn)
+		f.Close()
+		if err != nil {
 			return err
 		}
 	}
@@ -239,7 +237,18 @@ func renderDir(dir string, maxBytes int64) ([]manifest.Object, error) {
 }
 
 func readLimited(r io.Reader, name string, maxInput int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxInput+1))
+	return readSized(r, name, maxInput, 0)
+}
+
+// readSized reads at most maxInput bytes; size, when known, sizes the buffer
+// at once (io.ReadAll's doubling would leave up to twice the input behind).
+func readSized(r io.Reader, name string, maxInput, size int64) ([]byte, error) {
+	if size > maxInput {
+		return nil, fmt.Errorf("%s: input is larger than %d bytes; raise CMP_DEFAULTS_MAX_INPUT_BYTES if this is intended", name, maxInput)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size+512))
+	_, err := buf.ReadFrom(io.LimitReader(r, maxInput+1))
+	data := buf.Bytes()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
@@ -247,6 +256,26 @@ func readLimited(r io.Reader, name string, maxInput int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: input is larger than %d bytes; raise CMP_DEFAULTS_MAX_INPUT_BYTES if this is intended", name, maxInput)
 	}
 	return data, nil
+}
+
+// openInput opens an input file, refusing directories and files over the
+// size limit before reading anything.
+func openInput(name string, maxInput int64) (*os.File, error) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, pathErr(err))
+	}
+	if fi.IsDir() {
+		return nil, usagef("%s is a directory; pass its files", name)
+	}
+	if fi.Size() > maxInput {
+		return nil, fmt.Errorf("%s: input is larger than %d bytes; raise CMP_DEFAULTS_MAX_INPUT_BYTES if this is intended", name, maxInput)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, pathErr(err))
+	}
+	return f, nil
 }
 
 func readFile(name string, maxInput int64) ([]byte, error) {
@@ -262,7 +291,7 @@ func readFile(name string, maxInput int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %v", name, pathErr(err))
 	}
 	defer f.Close()
-	return readLimited(f, name, maxInput)
+	return readSized(f, name, maxInput, fi.Size())
 }
 
 func pathErr(err error) error {

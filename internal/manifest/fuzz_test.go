@@ -16,13 +16,27 @@ func FuzzDecode(f *testing.F) {
 		"a: &a [1]\nb: [*a, *a]\napiVersion: v1\nkind: A\n",
 		"apiVersion: v1\nkind: A\nx: 1e3\ny: 0x1F\nz: yes\nw: ~\n",
 		"- 1\n- 2\n",
+		"a: 1\n--- # c\nb: 2\n...\n---\n",
+		"apiVersion: v1\nkind: A\n---\napiVersion: v1\nkind: B\n",
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		objs, err := Decode("fuzz", data)
+		// Reading from a reader, one document at a time, gives the same.
+		var streamed []Object
+		serr := EachReader("fuzz", bytes.NewReader(data), 1<<30, DefaultLimits, func(o Object) error {
+			streamed = append(streamed, o)
+			return nil
+		})
+		if (err == nil) != (serr == nil) || (err != nil && err.Error() != serr.Error()) {
+			t.Fatalf("Decode and EachReader disagree: %v / %v", err, serr)
+		}
 		if err != nil {
 			return
+		}
+		if !reflect.DeepEqual(objs, streamed) {
+			t.Fatalf("Decode and EachReader give other objects")
 		}
 		var a bytes.Buffer
 		if err := Encode(&a, objs, "yaml"); err != nil {

@@ -6,6 +6,7 @@
 package manifest
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -142,43 +143,117 @@ func DecodeWithLimits(source string, data []byte, lim Limits) ([]Object, error) 
 // Each decodes the stream one document at a time and calls fn for every
 // object, so a caller can fill and encode without holding all objects.
 func Each(source string, data []byte, lim Limits, fn func(Object) error) error {
-	trimmed := bytes.TrimLeft(data, " \t\r\n")
-	if len(trimmed) > 0 && trimmed[0] == '{' {
-		objs, err := decodeJSONStream(source, data, lim)
-		if err != nil {
-			return err
-		}
-		for _, o := range objs {
-			if err := fn(o); err != nil {
-				return err
-			}
-		}
-		return nil
+	if isJSON(data) {
+		return eachJSON(source, data, lim, fn)
 	}
 	doc := 0
 	for _, c := range split(data) {
-		if blank(c.data) {
-			continue
-		}
-		doc++
-		if lim.MaxDocuments > 0 && doc > lim.MaxDocuments {
-			return &Error{source, doc, c.line, fmt.Sprintf("more than %d documents; raise CMP_DEFAULTS_MAX_DOCUMENTS if this is intended", lim.MaxDocuments)}
-		}
-		v, err := yamlToValue(c.data, lim.MaxDepth)
-		if err == errDepth {
-			return &Error{source, doc, c.line, fmt.Sprintf("nesting deeper than %d levels", lim.MaxDepth)}
-		}
-		if err != nil {
-			return &Error{source, doc, c.line, "malformed YAML: " + shiftLines(err.Error(), c.line)}
-		}
-		objs, err := fromValue(source, doc, c.line, v)
-		if err != nil {
+		if err := yamlChunk(source, &doc, c, lim, fn); err != nil {
 			return err
 		}
-		for _, o := range objs {
-			if err := fn(o); err != nil {
+	}
+	return nil
+}
+
+// EachReader is Each over a reader of at most max bytes, holding one
+// document at a time: a large stream never sits in memory whole.
+func EachReader(source string, r io.Reader, max int64, lim Limits, fn func(Object) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, _ := br.Peek(4096)
+	if isJSON(head) {
+		data, err := io.ReadAll(io.LimitReader(br, max+1))
+		if err != nil {
+			return fmt.Errorf("%s: %v", source, err)
+		}
+		if int64(len(data)) > max {
+			return tooLarge(source, max)
+		}
+		return eachJSON(source, data, lim, fn)
+	}
+	var (
+		cur       []byte
+		doc, read int
+		line      = 1
+		startLine = 1
+	)
+	for {
+		l, err := br.ReadSlice('\n')
+		for err == bufio.ErrBufferFull { // a line longer than the buffer
+			cur = append(cur, l...)
+			read += len(l)
+			if int64(read) > max {
+				return tooLarge(source, max)
+			}
+			l, err = br.ReadSlice('\n')
+		}
+		if err != nil && err != io.EOF {
+			return fmt.Errorf("%s: %v", source, err)
+		}
+		read += len(l)
+		if int64(read) > max {
+			return tooLarge(source, max)
+		}
+		if isSeparator(l) {
+			if err := yamlChunk(source, &doc, chunk{cur, startLine}, lim, fn); err != nil {
 				return err
 			}
+			cur, startLine = cur[:0], line+1
+		} else {
+			cur = append(cur, l...)
+		}
+		line++
+		if err == io.EOF {
+			return yamlChunk(source, &doc, chunk{cur, startLine}, lim, fn)
+		}
+	}
+}
+
+func tooLarge(source string, max int64) error {
+	return fmt.Errorf("%s: input is larger than %d bytes; raise CMP_DEFAULTS_MAX_INPUT_BYTES if this is intended", source, max)
+}
+
+func isJSON(data []byte) bool {
+	t := bytes.TrimLeft(data, " \t\r\n")
+	return len(t) > 0 && t[0] == '{'
+}
+
+func eachJSON(source string, data []byte, lim Limits, fn func(Object) error) error {
+	objs, err := decodeJSONStream(source, data, lim)
+	if err != nil {
+		return err
+	}
+	for _, o := range objs {
+		if err := fn(o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// yamlChunk decodes one YAML document (counted in *doc) and hands its
+// objects to fn.
+func yamlChunk(source string, doc *int, c chunk, lim Limits, fn func(Object) error) error {
+	if blank(c.data) {
+		return nil
+	}
+	*doc++
+	if lim.MaxDocuments > 0 && *doc > lim.MaxDocuments {
+		return &Error{source, *doc, c.line, fmt.Sprintf("more than %d documents; raise CMP_DEFAULTS_MAX_DOCUMENTS if this is intended", lim.MaxDocuments)}
+	}
+	v, err := yamlToValue(c.data, lim.MaxDepth)
+	if err == errDepth {
+		return &Error{source, *doc, c.line, fmt.Sprintf("nesting deeper than %d levels", lim.MaxDepth)}
+	}
+	if err != nil {
+		return &Error{source, *doc, c.line, "malformed YAML: " + shiftLines(err.Error(), c.line)}
+	}
+	objs, err := fromValue(source, *doc, c.line, v)
+	if err != nil {
+		return err
+	}
+	for _, o := range objs {
+		if err := fn(o); err != nil {
+			return err
 		}
 	}
 	return nil
