@@ -24,7 +24,7 @@ CRD schema defaults (generated from CRDs) and known webhook defaults (written by
 Shipped profiles are built in; add or override them with --profiles-dir or
 $CMP_DEFAULTS_PROFILES_DIR.`,
 	}
-	cmd.AddCommand(c.profilesList(), c.profilesShow(), c.profilesLint(), c.profilesExtract())
+	cmd.AddCommand(c.profilesList(), c.profilesShow(), c.profilesLint(), c.withFromCluster(c.profilesExtract()))
 	return cmd
 }
 
