@@ -1,8 +1,10 @@
 package defaults
 
 import (
+	"bytes"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/benchdata"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
@@ -102,4 +104,37 @@ func BenchmarkLoadResolveCompile(b *testing.B) {
 	for b.Loop() {
 		benchEngine(b)
 	}
+}
+
+// BenchmarkFillRatio alternates decode+encode and decode+fill+encode of the
+// same 10,000-object stream inside one loop, so load on a noisy machine hits
+// both alike, and reports fill/baseline as "ratio" (target: <= 1.10).
+func BenchmarkFillRatio(b *testing.B) {
+	data := stream(10000)
+	e := benchEngine(b)
+	var base, fill time.Duration
+	pass := func(withFill bool) time.Duration {
+		start := time.Now()
+		var out bytes.Buffer
+		enc, _ := manifest.NewEncoder(&out, "yaml")
+		err := manifest.Each("bench", data, manifest.DefaultLimits, func(o manifest.Object) error {
+			if withFill {
+				if err := e.Fill(o.Data, nil); err != nil {
+					return err
+				}
+			}
+			return enc.Encode(o)
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	for b.Loop() {
+		base += pass(false)
+		fill += pass(true)
+	}
+	b.ReportMetric(float64(fill)/float64(base), "ratio")
+	b.ReportMetric(float64(base.Nanoseconds())/float64(b.N)/10000, "base-ns/object")
+	b.ReportMetric(float64(fill.Nanoseconds())/float64(b.N)/10000, "fill-ns/object")
 }
