@@ -139,14 +139,22 @@ func cmpDefaultsBinary(dir string) (string, error) {
 		return out, os.Symlink(abs, out)
 	}
 	start := time.Now()
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, "./cmd/cmp-defaults")
+	env := rootModuleGoEnv()
+	goCmd, err := lookPath("go", env)
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command(goCmd, "build", "-trimpath", "-ldflags", "-s -w", "-o", out, "./cmd/cmp-defaults")
 	cmd.Dir = repoRoot
-	cmd.Env = rootModuleGoEnv()
+	cmd.Env = env
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/cmp-defaults: %v\n%s", err, msg)
 	}
 	if testing.Verbose() {
-		fmt.Fprintf(os.Stderr, "built cmp-defaults in %s\n", time.Since(start).Round(time.Second))
+		gv := exec.Command(goCmd, "version")
+		gv.Env = env
+		v, _ := gv.Output()
+		fmt.Fprintf(os.Stderr, "built cmp-defaults in %s with %s", time.Since(start).Round(time.Second), v)
 	}
 	return out, nil
 }
@@ -178,6 +186,22 @@ func rootModuleGoEnv() []string {
 		env = append(env, kv)
 	}
 	return append(env, "CGO_ENABLED=0")
+}
+
+// lookPath finds an executable in the PATH of env (exec.LookPath would use
+// this process's PATH, which a switched toolchain has changed).
+func lookPath(name string, env []string) (string, error) {
+	for _, kv := range env {
+		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
+			for _, dir := range filepath.SplitList(p) {
+				f := filepath.Join(dir, name)
+				if fi, err := os.Stat(f); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+					return f, nil
+				}
+			}
+		}
+	}
+	return "", fmt.Errorf("%s not found in PATH", name)
 }
 
 // makeGitRepo assembles the repository the tests send, as repo-server's
