@@ -151,6 +151,8 @@ func testCLI(t *testing.T, s *server, a *argo) {
 	}{
 		{"unreachable", "", []string{"check", "--kubeconfig", unreachableKubeconfig(t), objects},
 			[]string{"cannot reach the API server at https://127.0.0.1:1", "check --kubeconfig and --context"}},
+		{"bad-credentials", "", []string{"check", "--kubeconfig", badTokenKubeconfig(t, s), objects},
+			[]string{"rejected the credentials (401 Unauthorized)", "log in again"}},
 		{"missing-kubeconfig", "", []string{"check", "--kubeconfig", filepath.Join(t.TempDir(), "nope"), objects},
 			[]string{"kubeconfig", "no such file or directory"}},
 		{"unknown-context", "", []string{"check", "--kubeconfig", s.kubeconfig, "--context", "prod", objects},
@@ -251,6 +253,23 @@ func dropDescription(profile string) string {
 		}
 	}
 	return strings.Join(keep, "\n")
+}
+
+// badTokenKubeconfig points at the server with a token it does not know.
+func badTokenKubeconfig(t *testing.T, s *server) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "kubeconfig")
+	kc := `apiVersion: v1
+kind: Config
+clusters: [{name: e2e, cluster: {server: "` + s.host + `", insecure-skip-tls-verify: true}}]
+users: [{name: u, user: {token: not-a-token}}]
+contexts: [{name: e2e, context: {cluster: e2e, user: u}}]
+current-context: e2e
+`
+	if err := os.WriteFile(p, []byte(kc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // unreachableKubeconfig points at a port nothing listens on.

@@ -3,14 +3,47 @@
 // the test process on an embedded etcd, objects synced the way Argo CD syncs
 // them (gitops-engine's in-process kubectl apply, field manager
 // argocd-controller, client-side and server-side apply), and Argo CD's own diff
-// code (gitops-engine pkg/diff) in every diff mode Argo CD uses.
+// code (gitops-engine pkg/diff, options built as util/argo/diff.StateDiffs
+// builds them) in every diff mode Argo CD uses: the three-way diff of a
+// client-side-applied app, the structured-merge diff that ServerSideApply=true
+// turns on, and Server-Side Diff with either sync strategy.
+//
+// Each scenario syncs the objects as written into two apps (client-side and
+// server-side apply) and the objects filled by the cmp-defaults binary into
+// two more, in their own namespaces, then checks:
+//
+//   - without cmp-defaults only the structured-merge diff shows drift, exactly
+//     where the server adds a default inside an item of an atomic list (or
+//     replaces an explicit null with a default); an associative list item
+//     whose key only a default fills is a ComparisonError there;
+//   - with cmp-defaults every mode is Synced;
+//   - the filled object equals what the server stores for the object as
+//     written and for the filled object (metadata and status aside), which is
+//     what catches a wrong default value in a profile.
+//
+// Scenarios: a CRD written for the suite (defaults at top level, in atomic
+// and associative list items, in map values, object defaults with nested
+// defaults, nullable and non-nullable nulls); the real CRDs of External
+// Secrets Operator v2.2.0, v2.5.0, v2.7.0, v2.9.0 and cert-manager v1.19.0,
+// v1.19.1 from ../shared/crds (skipped with a message when absent); two
+// corrupted user profiles that must fail; and the 'check' and 'profiles
+// extract --from-cluster' commands run through a kubeconfig, errors included.
+//
+// Measured on the way: kubectl's client-side apply strips explicit nulls
+// before it creates an object, so a nullable field set to null in Git is
+// stored with its default by a client-side-applied app (server-side apply and
+// a plain create keep the null); Server-Side Diff then shows that field with
+// or without cmp-defaults, which follows the API server. The suite pins it.
 //
 // It is a separate module because Kubernetes and Argo CD pin k8s.io modules
 // through replace directives that must stay out of the main module. The
-// cmp-defaults binary under test is built from the repository root and run
-// as a user would run it.
+// cmp-defaults binary under test is built from the repository root (or taken
+// from $CMP_DEFAULTS_BIN) and run as a user would run it. Everything the suite
+// writes lives in one temporary directory, removed at the end.
 //
 // Run it with:
 //
 //	cd test/e2e/apiserver && go test -count=1 ./...
+//
+// E2E_LOGS=1 shows the API server's and etcd's logs.
 package apiserver
