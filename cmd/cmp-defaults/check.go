@@ -387,7 +387,7 @@ func writeCheck(w io.Writer, rep *checkReport) {
 func findingText(f cluster.Finding) string {
 	switch f.Kind {
 	case cluster.Added:
-		return fmt.Sprintf("+ %s = %s  the cluster adds this field: the profile misses it", f.Path, checkJSONText(f.Cluster))
+		return fmt.Sprintf("+ %s = %s  the cluster adds this field: no selected profile fills it", f.Path, checkJSONText(f.Cluster))
 	case cluster.Removed:
 		return fmt.Sprintf("- %s = %s  the cluster drops this field", f.Path, checkJSONText(f.Value))
 	case cluster.Changed:

@@ -6,17 +6,31 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 )
 
 // testCLI drives 'cmp-defaults check' and 'profiles extract --from-cluster'
-// against the API server, through a kubeconfig as a user would.
+// against the API server, through a kubeconfig as a user would. It needs
+// only the suite's own files: ESO v2.5.0's ExternalSecret CRD (a copy) and
+// the widgets CRD.
 func testCLI(t *testing.T, s *server, a *argo) {
-	requireShared(t)
-	crdFiles := releaseCRDs(t, "external-secrets", "v2.5.0")
-	a.installCRDs(t, readCRDs(t, crdFiles...))
+	widgetsCRD := filepath.Join("testdata", "widgets", "crd.yaml")
+	a.installCRDs(t, readCRDs(t, filepath.Join("testdata", "external-secrets", "externalsecrets-crd-v2.5.0.yaml"), widgetsCRD))
 	a.ensureNamespace(t, "datadog")
 	a.ensureNamespace(t, "app")
-	objects := filepath.Join("testdata", "external-secrets", "objects.yaml")
+	// The ExternalSecrets of the release tests.
+	objects := filepath.Join(t.TempDir(), "externalsecrets.yaml")
+	var es []string
+	for _, o := range readObjects(t, filepath.Join("testdata", "external-secrets", "objects.yaml")) {
+		if o.GetKind() == "ExternalSecret" {
+			b, _ := yaml.Marshal(o.Object)
+			es = append(es, string(b))
+		}
+	}
+	if err := os.WriteFile(objects, []byte(strings.Join(es, "---\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	kc := []string{"--kubeconfig", s.kubeconfig}
 
 	t.Run("check/matching-release", func(t *testing.T) {
@@ -24,7 +38,7 @@ func testCLI(t *testing.T, s *server, a *argo) {
 		if r.code != 0 {
 			t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 		}
-		for _, want := range []string{"# cluster " + s.host, "external-secrets@2.5.0: profile v2.5.0", "5 object(s): 5 match the cluster, 0 differ"} {
+		for _, want := range []string{"# cluster " + s.host, "external-secrets@2.5.0: profile v2.5.0", "2 object(s): 2 match the cluster, 0 differ"} {
 			if !strings.Contains(r.stdout, want) {
 				t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 			}
@@ -48,11 +62,15 @@ func testCLI(t *testing.T, s *server, a *argo) {
 		if !strings.Contains(r.stderr, "object(s) differ") {
 			t.Errorf("stderr: %s", r.stderr)
 		}
+		t.Logf("check without --operator:\n%s", r.stdout)
 	})
 
 	t.Run("check/other-release", func(t *testing.T) {
 		// Profile of v2.7.0 on a cluster with the v2.5.0 CRDs: the cluster
 		// adds nullBytePolicy, which the v2.7.0 profile does not fill.
+		if r := runBinary(t, "", append(append([]string{"check"}, kc...), "--operator", "external-secrets@2.7.0", objects)...); r.code == 3 {
+			t.Logf("check with the v2.7.0 profile on v2.5.0 CRDs:\n%s", r.stdout)
+		}
 		r := runBinary(t, "", append(append([]string{"check"}, kc...), "--operator", "external-secrets@2.7.0", "-o", "json", objects)...)
 		if r.code != 3 {
 			t.Fatalf("exit %d, want 3\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
@@ -60,6 +78,7 @@ func testCLI(t *testing.T, s *server, a *argo) {
 		var rep struct {
 			Objects []struct {
 				Kind, Name string
+				Notes      []string
 				Findings   []struct{ Kind, Path string }
 			}
 		}
@@ -76,6 +95,19 @@ func testCLI(t *testing.T, s *server, a *argo) {
 		}
 		if !found {
 			t.Errorf("no finding added .spec.data[0].remoteRef.nullBytePolicy for datadog-api-key:\n%s", r.stdout)
+		}
+		// v2.7.0 defaults a field the v2.5.0 schema lacks: server-side apply
+		// refuses the filled object, the dry-run create prunes the field.
+		found = false
+		for _, o := range rep.Objects {
+			for _, f := range o.Findings {
+				if o.Name == "app-config" && f.Kind == "removed" && strings.Contains(strings.Join(o.Notes, " "), "server-side apply rejects the filled object") {
+					found = true
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no removed field and note for app-config:\n%s", r.stdout)
 		}
 	})
 
@@ -194,31 +226,32 @@ func testCLI(t *testing.T, s *server, a *argo) {
 	t.Run("extract/from-cluster", func(t *testing.T) {
 		requireFromCluster(t)
 		r := runBinary(t, "", append(append([]string{"profiles", "extract", "--from-cluster"}, kc...),
-			"--operator", "external-secrets", "--version", "2.5.0", "--group", "external-secrets.io,generators.external-secrets.io")...)
+			"--operator", "widgets", "--version", "1.0.0", "--group", "e2e.cmp-defaults.io")...)
 		if r.code != 0 {
 			t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
 		}
-		files := runBinary(t, "", append([]string{"profiles", "extract", "--operator", "external-secrets", "--version", "2.5.0"}, crdFiles...)...)
+		files := runBinary(t, "", "profiles", "extract", "--operator", "widgets", "--version", "1.0.0", widgetsCRD)
 		if files.code != 0 {
 			t.Fatalf("extract from files: %s", files.stderr)
 		}
-		if got, want := dropDescription(r.stdout), dropDescription(files.stdout); got != want {
-			t.Errorf("extract --from-cluster differs from extract of the same CRD files:\n--- cluster\n%s\n--- files\n%s", got, want)
+		if got, want := dropDescription(r.stdout), dropDescription(files.stdout); got != want || !strings.Contains(got, "kind: Widget") {
+			t.Errorf("extract --from-cluster differs from extract of the same CRD file:\n--- cluster\n%s\n--- files\n%s", got, want)
 		}
-		// The shipped profile of v2.5.0 has the same defaults.
+		// Without --group: every CRD, with a warning naming the groups.
+		r = runBinary(t, "", append(append([]string{"profiles", "extract", "--from-cluster"}, kc...), "--operator", "all", "--version", "1.0.0")...)
+		if r.code != 0 || !strings.Contains(r.stderr, "no --group: the profile covers every CRD of the cluster") || !strings.Contains(r.stdout, "kind: ExternalSecret") || !strings.Contains(r.stdout, "kind: Widget") {
+			t.Errorf("without --group: exit %d\nstderr:\n%s", r.code, r.stderr)
+		}
+		// --write, then usable at once: a check with it passes.
 		dir := t.TempDir()
 		r = runBinary(t, "", append(append([]string{"profiles", "extract", "--from-cluster"}, kc...),
-			"--operator", "external-secrets", "--version", "2.5.0", "--group", "external-secrets.io", "--group", "generators.external-secrets.io", "--write", dir)...)
-		if r.code != 0 || !strings.Contains(r.stderr, "wrote "+filepath.Join(dir, "external-secrets", "v2.5.0.yaml")) {
+			"--operator", "widgets", "--version", "1.0.0", "--group", "e2e.cmp-defaults.io", "--write", dir)...)
+		if r.code != 0 || !strings.Contains(r.stderr, "wrote "+filepath.Join(dir, "widgets", "v1.0.0.yaml")) {
 			t.Fatalf("--write: exit %d\nstderr:\n%s", r.code, r.stderr)
 		}
-		// Usable at once: a check with it passes.
-		r = runBinary(t, "", append(append([]string{"check"}, kc...), "--operator", "external-secrets@2.5.0", "--profiles-dir", dir, objects)...)
-		if r.code != 0 {
+		r = runBinary(t, "", append(append([]string{"check"}, kc...), "--operator", "widgets@1.0.0", "--profiles-dir", dir, filepath.Join("testdata", "widgets", "widgets.yaml"))...)
+		if r.code != 0 || !strings.Contains(r.stdout, "user:"+dir) || !strings.Contains(r.stdout, "7 object(s): 7 match the cluster") {
 			t.Fatalf("check with the extracted profile: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-		}
-		if !strings.Contains(r.stdout, "user:"+dir) {
-			t.Errorf("check does not use the extracted profile:\n%s", r.stdout)
 		}
 	})
 
@@ -228,7 +261,7 @@ func testCLI(t *testing.T, s *server, a *argo) {
 		if r.code != 2 || !strings.Contains(r.stderr, "pass no CRD files") {
 			t.Errorf("files with --from-cluster: exit %d: %s", r.code, r.stderr)
 		}
-		r = runBinary(t, "", "profiles", "extract", "--kubeconfig", s.kubeconfig, "--operator", "x", "--version", "1.0.0", crdFiles[0])
+		r = runBinary(t, "", "profiles", "extract", "--kubeconfig", s.kubeconfig, "--operator", "x", "--version", "1.0.0", widgetsCRD)
 		if r.code != 2 || !strings.Contains(r.stderr, "--kubeconfig needs --from-cluster") {
 			t.Errorf("--kubeconfig without --from-cluster: exit %d: %s", r.code, r.stderr)
 		}
