@@ -250,7 +250,7 @@ func auditRule(r *Rule, targets []*Target, defs *Defaults) *RuleReport {
 				continue
 			}
 			for _, p := range paths {
-				_, exists := find(t.doc, p)
+				_, exists := operators.Lookup(t.doc, p)
 				col.add(t, p, exists, defs)
 			}
 		}
@@ -298,7 +298,7 @@ func (col *collector) once(id, path string) bool {
 func (col *collector) add(t *Target, p []any, exists bool, defs *Defaults) {
 	id := t.Object.ID()
 	if !exists {
-		path := FormatPath(p)
+		path := operators.ConcretePath(p)
 		if !col.once(id, path) {
 			return
 		}
@@ -311,14 +311,14 @@ func (col *collector) add(t *Target, p []any, exists bool, defs *Defaults) {
 		return
 	}
 	var ls [][]any
-	v, _ := find(t.doc, p)
+	v, _ := operators.Lookup(t.doc, p)
 	leaves(v, p, &ls)
 	for _, l := range ls {
-		path := FormatPath(l)
+		path := operators.ConcretePath(l)
 		if !col.once(id, path) {
 			continue
 		}
-		val, _ := find(t.doc, l)
+		val, _ := operators.Lookup(t.doc, l)
 		if f := t.covering(path); f != nil {
 			by := fieldBy(f.Origin.Operator, f.Origin.Release, f.Origin.Profile)
 			col.c.Filled = append(col.c.Filled, Field{Object: id, Path: path, Value: val, Rule: f.Rule, Type: f.Type, By: by})

@@ -236,32 +236,8 @@ func pointer(doc any, ptr string) ([]any, bool, error) {
 
 // lookup follows a path of string keys and int indexes; nil when absent.
 func lookup(x any, p []any) any {
-	v, _ := find(x, p)
+	v, _ := operators.Lookup(x, p)
 	return v
-}
-
-func find(x any, p []any) (any, bool) {
-	for _, s := range p {
-		switch s := s.(type) {
-		case string:
-			m, ok := x.(map[string]any)
-			if !ok {
-				return nil, false
-			}
-			if x, ok = m[s]; !ok {
-				return nil, false
-			}
-		case int:
-			l, ok := x.([]any)
-			if !ok || s < 0 || s >= len(l) {
-				return nil, false
-			}
-			x = l[s]
-		default:
-			return nil, false
-		}
-	}
-	return x, true
 }
 
 // leaves lists the paths of every leaf under p (p itself for a scalar,
@@ -286,28 +262,6 @@ func leaves(x any, p []any, out *[][]any) {
 		return
 	}
 	*out = append(*out, p)
-}
-
-// FormatPath renders a concrete path the way the fill engine reports
-// filled fields: .spec.data[0].remoteRef.nullBytePolicy.
-func FormatPath(p []any) string {
-	var b strings.Builder
-	for i, s := range p {
-		switch s := s.(type) {
-		case int:
-			b.WriteString("[" + strconv.Itoa(s) + "]")
-		case string:
-			f := operators.Field(s)
-			if i == 0 && f[0] == '[' {
-				b.WriteByte('.')
-			}
-			b.WriteString(f)
-		}
-	}
-	if b.Len() == 0 {
-		return "."
-	}
-	return b.String()
 }
 
 // jsonDoc is obj as Argo CD's normalizer sees it: marshalled and decoded

@@ -6,8 +6,6 @@ package defaults
 import (
 	"fmt"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/itchyny/gojq"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -317,7 +315,7 @@ func (w *walk) check(v any, p *prop) error {
 	} else {
 		r = firstRule(n)
 	}
-	return &TypeError{Path: formatPath(w.path), Want: want, Got: v, Rule: r}
+	return &TypeError{Path: operators.ConcretePath(w.path), Want: want, Got: v, Rule: r}
 }
 
 func firstRule(n *node) string {
@@ -340,7 +338,7 @@ func firstRule(n *node) string {
 }
 
 func (w *walk) emit(name string, v any, r *rule) {
-	w.record(Filled{Path: formatPath(append(w.path, name)), Value: v, Rule: r.path, Type: "default", Line: r.line, Origin: *r.origin})
+	w.record(Filled{Path: operators.ConcretePath(append(w.path, name)), Value: v, Rule: r.path, Type: "default", Line: r.line, Origin: *r.origin})
 }
 
 func sortedKeys(m map[string]any) []string {
@@ -350,22 +348,4 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// formatPath renders a concrete path: .spec.data[0].remoteRef.
-func formatPath(p []any) string {
-	var b strings.Builder
-	for i, s := range p {
-		switch s := s.(type) {
-		case int:
-			b.WriteString("[" + strconv.Itoa(s) + "]")
-		case string:
-			f := operators.Field(s)
-			if i == 0 && f[0] == '[' {
-				b.WriteByte('.')
-			}
-			b.WriteString(f)
-		}
-	}
-	return b.String()
 }

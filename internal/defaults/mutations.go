@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
 
 // applyMutations sets each mutation's value at every path its jq expression
@@ -39,8 +41,8 @@ func applyMutations(obj map[string]any, ms []*mutation, record func(Filled)) (bo
 			}
 		}
 		for _, p := range paths {
-			parent, ok := lookup(obj, p[:len(p)-1])
-			if !ok {
+			parent, ok := operators.Lookup(obj, p[:len(p)-1])
+			if !ok || parent == nil {
 				continue
 			}
 			key, ok := p[len(p)-1].(string)
@@ -54,36 +56,11 @@ func applyMutations(obj map[string]any, ms []*mutation, record func(Filled)) (bo
 			pm[key] = runtime.DeepCopyJSONValue(m.value)
 			changed = true
 			if record != nil {
-				record(Filled{Path: formatPath(p), Value: pm[key], Rule: m.path, Type: "mutation", Line: m.line, Origin: *m.origin})
+				record(Filled{Path: operators.ConcretePath(p), Value: pm[key], Rule: m.path, Type: "mutation", Line: m.line, Origin: *m.origin})
 			}
 		}
 	}
 	return changed, nil
-}
-
-// lookup follows a jq path of string keys and int indexes.
-func lookup(x any, p []any) (any, bool) {
-	for _, s := range p {
-		switch s := s.(type) {
-		case string:
-			m, ok := x.(map[string]any)
-			if !ok {
-				return nil, false
-			}
-			if x, ok = m[s]; !ok {
-				return nil, false
-			}
-		case int:
-			l, ok := x.([]any)
-			if !ok || s < 0 || s >= len(l) {
-				return nil, false
-			}
-			x = l[s]
-		default:
-			return nil, false
-		}
-	}
-	return x, x != nil
 }
 
 // jqValue converts int64 (which gojq does not take) to int, copying only

@@ -255,9 +255,9 @@ func Tree(x, y any, p []any, out *[]FieldChange) {
 				b, inY := yv[k]
 				switch {
 				case !inY:
-					*out = append(*out, FieldChange{Change: Disappears, Path: FormatPath(q), From: a})
+					*out = append(*out, FieldChange{Change: Disappears, Path: operators.ConcretePath(q), From: a})
 				case !inX:
-					*out = append(*out, FieldChange{Change: Appears, Path: FormatPath(q), To: b})
+					*out = append(*out, FieldChange{Change: Appears, Path: operators.ConcretePath(q), To: b})
 				default:
 					Tree(a, b, q, out)
 				}
@@ -273,27 +273,6 @@ func Tree(x, y any, p []any, out *[]FieldChange) {
 		}
 	}
 	if !reflect.DeepEqual(x, y) {
-		*out = append(*out, FieldChange{Change: Changes, Path: FormatPath(p), From: x, To: y})
+		*out = append(*out, FieldChange{Change: Changes, Path: operators.ConcretePath(p), From: x, To: y})
 	}
-}
-
-// FormatPath renders a concrete path: .spec.data[0].remoteRef.
-func FormatPath(p []any) string {
-	var b strings.Builder
-	for i, s := range p {
-		switch s := s.(type) {
-		case int:
-			b.WriteString("[" + strconv.Itoa(s) + "]")
-		case string:
-			f := operators.Field(s)
-			if i == 0 && f[0] == '[' {
-				b.WriteByte('.')
-			}
-			b.WriteString(f)
-		}
-	}
-	if b.Len() == 0 {
-		return "."
-	}
-	return b.String()
 }

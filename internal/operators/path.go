@@ -118,3 +118,51 @@ func FormatPath(segs []Seg) string {
 	}
 	return b.String()
 }
+
+// ConcretePath renders a path of keys and list indexes the way filled
+// fields are reported: .spec.data[0].remoteRef.nullBytePolicy.
+func ConcretePath(p []any) string {
+	var b strings.Builder
+	for i, s := range p {
+		switch s := s.(type) {
+		case int:
+			b.WriteString("[" + strconv.Itoa(s) + "]")
+		case string:
+			f := Field(s)
+			if i == 0 && f[0] == '[' {
+				b.WriteByte('.')
+			}
+			b.WriteString(f)
+		}
+	}
+	if b.Len() == 0 {
+		return "."
+	}
+	return b.String()
+}
+
+// Lookup follows a path of string keys and int indexes (as jq's path()
+// yields) and reports whether it exists; the value may be null.
+func Lookup(x any, p []any) (any, bool) {
+	for _, s := range p {
+		switch s := s.(type) {
+		case string:
+			m, ok := x.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			if x, ok = m[s]; !ok {
+				return nil, false
+			}
+		case int:
+			l, ok := x.([]any)
+			if !ok || s < 0 || s >= len(l) {
+				return nil, false
+			}
+			x = l[s]
+		default:
+			return nil, false
+		}
+	}
+	return x, true
+}
