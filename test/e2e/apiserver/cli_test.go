@@ -12,11 +12,13 @@ import (
 
 // testCLI drives 'cmp-defaults check' and 'profiles extract --from-cluster'
 // against the API server, through a kubeconfig as a user would. It needs
-// only the suite's own files: ESO v2.5.0's ExternalSecret CRD (a copy) and
-// the widgets CRD.
+// only the suite's own files: an ExternalSecret CRD built from the shipped
+// external-secrets v2.5.0 profile, and the widgets CRD.
 func testCLI(t *testing.T, s *server, a *argo) {
 	widgetsCRD := filepath.Join("testdata", "widgets", "crd.yaml")
-	a.installCRDs(t, readCRDs(t, filepath.Join("testdata", "external-secrets", "externalsecrets-crd-v2.5.0.yaml"), widgetsCRD))
+	// ESO v2.5.0's ExternalSecret CRD as this repository's shipped profile
+	// describes it (upstream CRDs are never copied in), and the widgets CRD.
+	a.installCRDs(t, append(readCRDs(t, widgetsCRD), crdFromProfile(t, "external-secrets/v2.5.0.yaml", "ExternalSecret", "externalsecrets", filepath.Join("testdata", "external-secrets", "objects.yaml"))))
 	a.ensureNamespace(t, "datadog")
 	a.ensureNamespace(t, "app")
 	// The ExternalSecrets of the release tests.
@@ -197,8 +199,8 @@ func testCLI(t *testing.T, s *server, a *argo) {
 			[]string{"the cluster does not serve external-secrets.io/v9 ExternalSecret: group external-secrets.io is served in"}},
 		{"missing-namespace", "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: {name: x, namespace: nowhere}\nspec: {secretStoreRef: {name: s}}\n", []string{"check", "--kubeconfig", s.kubeconfig, "-"},
 			[]string{"namespace nowhere does not exist"}},
-		{"invalid-object", "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: {name: x, namespace: app}\nspec: {refreshPolicy: Sometimes}\n", []string{"check", "--kubeconfig", s.kubeconfig, "-"},
-			[]string{"the cluster rejects ExternalSecret app/x", "refreshPolicy"}},
+		{"invalid-object", "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: {name: x, namespace: app}\nspec: {refreshInterval: 5}\n", []string{"check", "--kubeconfig", s.kubeconfig, "-"},
+			[]string{"the cluster rejects ExternalSecret app/x", "refreshInterval"}},
 		{"extract-forbidden", "", []string{"profiles", "extract", "--from-cluster", "--kubeconfig", s.kubeconfig, "--context", "viewer", "--operator", "x", "--version", "1.0.0"},
 			[]string{"not allowed to list CustomResourceDefinitions", "needs the verbs list on customresourcedefinitions.apiextensions.k8s.io"}},
 		{"extract-unknown-group", "", []string{"profiles", "extract", "--from-cluster", "--kubeconfig", s.kubeconfig, "--operator", "x", "--version", "1.0.0", "--group", "nope.example.com"},

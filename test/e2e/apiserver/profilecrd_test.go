@@ -1,0 +1,173 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// crdFromProfile builds a CRD for one kind from a shipped profile of this
+// repository: every default of the profile at its path, plus every field
+// the given test objects use (untyped), and nothing else, so the API server
+// prunes what neither declares, as with the operator's own CRD. It stands in
+// for that CRD in tests that must run without ../shared/crds: upstream CRDs
+// are never copied into the repository.
+func crdFromProfile(t *testing.T, profileFile, kind, plural string, objectFiles ...string) *apiextv1.CustomResourceDefinition {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "profiles", profileFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		Resources []struct {
+			Group, Version, Kind string
+			Storage              bool
+			Maps                 []string
+			Defaults             []struct {
+				Path     string
+				Type     string
+				Nullable bool
+				Value    any
+			}
+		}
+	}
+	if err := yaml.Unmarshal(data, &p); err != nil {
+		t.Fatal(err)
+	}
+	crd := &apiextv1.CustomResourceDefinition{TypeMeta: metav1.TypeMeta{APIVersion: "apiextensions.k8s.io/v1", Kind: "CustomResourceDefinition"}}
+	for _, r := range p.Resources {
+		if r.Kind != kind {
+			continue
+		}
+		if len(r.Maps) > 0 {
+			t.Fatalf("%s: defaults in map values are not supported by this helper", profileFile)
+		}
+		crd.Name = plural + "." + r.Group
+		crd.Spec.Group, crd.Spec.Scope = r.Group, apiextv1.NamespaceScoped
+		crd.Spec.Names = apiextv1.CustomResourceDefinitionNames{Kind: kind, ListKind: kind + "List", Plural: plural, Singular: strings.ToLower(kind)}
+		root := &schemaNode{}
+		for _, d := range r.Defaults {
+			n := root
+			for _, s := range splitProfilePath(t, d.Path) {
+				n = n.child(s)
+			}
+			n.def, n.typ, n.nullable, n.declared = d.Value, d.Type, d.Nullable, true
+		}
+		for _, o := range readObjects(t, objectFiles...) {
+			if o.GetKind() == kind {
+				root.add(o.Object["spec"], "spec")
+			}
+		}
+		crd.Spec.Versions = append(crd.Spec.Versions, apiextv1.CustomResourceDefinitionVersion{
+			Name: r.Version, Served: true, Storage: r.Storage,
+			Schema: &apiextv1.CustomResourceValidation{OpenAPIV3Schema: root.props(true)},
+		})
+	}
+	if len(crd.Spec.Versions) == 0 {
+		t.Fatalf("%s has no rules for %s", profileFile, kind)
+	}
+	return crd
+}
+
+type schemaNode struct {
+	fields   map[string]*schemaNode
+	items    *schemaNode
+	def      any
+	typ      string
+	nullable bool
+	declared bool // a profile default sits here
+}
+
+// add declares the fields a test object uses below name.
+func (n *schemaNode) add(v any, name string) {
+	c := n.child(name)
+	switch v := v.(type) {
+	case map[string]any:
+		if c.fields == nil {
+			c.fields = map[string]*schemaNode{}
+		}
+		for k, x := range v {
+			c.add(x, k)
+		}
+	case []any:
+		for _, x := range v {
+			c.add(x, "[]")
+		}
+	}
+}
+
+func (n *schemaNode) child(seg string) *schemaNode {
+	if seg == "[]" {
+		if n.items == nil {
+			n.items = &schemaNode{}
+		}
+		return n.items
+	}
+	if n.fields == nil {
+		n.fields = map[string]*schemaNode{}
+	}
+	if n.fields[seg] == nil {
+		n.fields[seg] = &schemaNode{}
+	}
+	return n.fields[seg]
+}
+
+func (n *schemaNode) props(root bool) *apiextv1.JSONSchemaProps {
+	yes := true
+	s := &apiextv1.JSONSchemaProps{Nullable: n.nullable}
+	switch {
+	case n.items != nil:
+		s.Type = "array"
+		s.Items = &apiextv1.JSONSchemaPropsOrArray{Schema: n.items.props(false)}
+	case n.fields != nil:
+		s.Type = "object"
+		s.Properties = map[string]apiextv1.JSONSchemaProps{}
+		for k, c := range n.fields {
+			s.Properties[k] = *c.props(false)
+		}
+	case n.typ == "object":
+		s.Type, s.XPreserveUnknownFields = "object", &yes
+	case n.typ != "":
+		s.Type = n.typ
+	case n.declared:
+		s.XIntOrString = true
+	default: // a field of the test objects: any value
+		s.XPreserveUnknownFields = &yes
+	}
+	if root {
+		s.Properties["apiVersion"] = apiextv1.JSONSchemaProps{Type: "string"}
+		s.Properties["kind"] = apiextv1.JSONSchemaProps{Type: "string"}
+		s.Properties["metadata"] = apiextv1.JSONSchemaProps{Type: "object"}
+		s.Properties["status"] = apiextv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: &yes}
+	}
+	if n.def != nil && !root {
+		raw, _ := json.Marshal(n.def)
+		s.Default = &apiextv1.JSON{Raw: raw}
+	}
+	return s
+}
+
+// splitProfilePath splits the profile's jq paths (.a.b[].c) into fields and "[]".
+func splitProfilePath(t *testing.T, p string) []string {
+	var out []string
+	for _, part := range strings.Split(strings.TrimPrefix(p, "."), ".") {
+		name, iters := part, 0
+		for strings.HasSuffix(name, "[]") {
+			name, iters = strings.TrimSuffix(name, "[]"), iters+1
+		}
+		if name == "" || strings.ContainsAny(name, `["`) {
+			t.Fatalf("path %s: only .field and [] are supported by this helper", p)
+		}
+		out = append(out, name)
+		for ; iters > 0; iters-- {
+			out = append(out, "[]")
+		}
+	}
+	return out
+}
