@@ -26,7 +26,7 @@ const (
 	profilesCM   = "cmp-defaults-profiles"
 	argoInstall  = "https://raw.githubusercontent.com/argoproj/argo-cd/"
 	repoServer   = "argocd-repo-server"
-	argoFixture  = "testdata/argocd-v3.6.1" // repo-server Deployment of Argo CD v3.6.1's install.yaml
+	argoFixture  = "testdata/argocd-v3.6.1" // a hand-written stand-in for the repo-server Deployment of Argo CD v3.6.1
 	overlayDir   = "kustomize"
 	componentDir = "kustomize/component"
 )
