@@ -22,6 +22,14 @@ import (
 
 var errDepth = errors.New("nesting too deep")
 
+// keyCollision is two map keys of different YAML types (08 and 8, or true
+// and "true") that JSON would turn into the same string.
+type keyCollision struct{ key string }
+
+func (e *keyCollision) Error() string {
+	return fmt.Sprintf("two keys of one mapping both read as %q (for example 08 and 8, or true and \"true\"); quote the keys you mean", e.key)
+}
+
 // yamlToValue parses one YAML document.
 func yamlToValue(doc []byte, maxDepth int) (any, error) {
 	var v any
@@ -44,6 +52,11 @@ func jsonValue(v any, depth, maxDepth int) (any, error) {
 			ks, err := keyString(k, val)
 			if err != nil {
 				return nil, err
+			}
+			if _, dup := m[ks]; dup {
+				// sigs.k8s.io/yaml keeps one of them at random (map order);
+				// refuse instead, so that output stays deterministic.
+				return nil, &keyCollision{ks}
 			}
 			c, err := jsonValue(val, depth+1, maxDepth)
 			if err != nil {

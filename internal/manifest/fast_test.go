@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"errors"
 	"reflect"
 	"testing"
 
@@ -39,6 +40,10 @@ func FuzzFastDecodeEqualsLibrary(f *testing.F) {
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		want, werr := libraryDecode(doc)
 		got, gerr := yamlToValue(doc, 0)
+		var kc *keyCollision
+		if errors.As(gerr, &kc) {
+			return // the library keeps one of the colliding keys at random
+		}
 		if (werr == nil) != (gerr == nil) {
 			t.Fatalf("errors differ: library %v, fast %v", werr, gerr)
 		}
