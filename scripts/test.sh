@@ -13,7 +13,7 @@ go test -count=1 ./...
 # Parallel runs in one process must not share mutable state.
 go test -count=1 -race -run 'TestConcurrentRenders' ./cmd/cmp-defaults
 # Each fuzz target for a short while (seed corpora in testdata/fuzz run in every 'go test').
-fuzz() { go test -run XXX -fuzz "^$1\$" -fuzztime "${FUZZTIME:-10s}" "$2"; }
+fuzz() { go test -run XXX -fuzz "^$1\$" -fuzztime "${FUZZTIME:-5s}" "$2"; }
 fuzz FuzzDecode ./internal/manifest
 fuzz FuzzFill ./internal/defaults
 fuzz FuzzParseProfile ./internal/operators
