@@ -349,16 +349,10 @@ func writeCheck(w io.Writer, rep *checkReport) {
 		ctx = ", context " + rep.Context
 	}
 	fmt.Fprintf(w, "# cluster %s (Kubernetes %s%s)\n", rep.Cluster, rep.Version, ctx)
-	for _, s := range rep.Operators {
-		fmt.Fprintf(w, "# %s@%s: profile %s (%s, %s)\n", s.Operator, strings.TrimPrefix(s.Release, "v"), s.Profile, s.File, s.Source)
-	}
+	writeSelections(w, rep.Operators)
 	ok, differ, skipped, fields := 0, 0, 0, 0
 	for _, co := range rep.Objects {
-		name := co.Name
-		if co.Namespace != "" {
-			name = co.Namespace + "/" + name
-		}
-		fmt.Fprintf(w, "\n%s %s %s  (%s: document %d, line %d)\n", co.APIVersion, co.Kind, name, co.Source, co.Document, co.Line)
+		writeHeading(w, co.APIVersion, co.Kind, co.Namespace, co.Name, co.Source, co.Document, co.Line)
 		switch {
 		case co.Skipped != "":
 			skipped++

@@ -103,17 +103,26 @@ func buildReport(e *defaults.Engine, res []*operators.Resolution, objs []manifes
 	return rep
 }
 
-func writeExplain(w io.Writer, rep *explainReport) {
-	for _, s := range rep.Operators {
+// writeSelections prints the operator releases in force, one comment line each.
+func writeSelections(w io.Writer, sels []explainSelection) {
+	for _, s := range sels {
 		fmt.Fprintf(w, "# %s@%s: profile %s (%s, %s)\n", s.Operator, strings.TrimPrefix(s.Release, "v"), s.Profile, s.File, s.Source)
 	}
+}
+
+// writeHeading starts an object's block in a report.
+func writeHeading(w io.Writer, apiVersion, kind, namespace, name, source string, doc, line int) {
+	if namespace != "" {
+		name = namespace + "/" + name
+	}
+	fmt.Fprintf(w, "\n%s %s %s  (%s: document %d, line %d)\n", apiVersion, kind, name, source, doc, line)
+}
+
+func writeExplain(w io.Writer, rep *explainReport) {
+	writeSelections(w, rep.Operators)
 	filled, fields, complete, other := 0, 0, 0, 0
 	for _, ob := range rep.Objects {
-		name := ob.Name
-		if ob.Namespace != "" {
-			name = ob.Namespace + "/" + name
-		}
-		fmt.Fprintf(w, "\n%s %s %s  (%s: document %d, line %d)\n", ob.APIVersion, ob.Kind, name, ob.Source, ob.Document, ob.Line)
+		writeHeading(w, ob.APIVersion, ob.Kind, ob.Namespace, ob.Name, ob.Source, ob.Document, ob.Line)
 		switch {
 		case !ob.Covered:
 			other++

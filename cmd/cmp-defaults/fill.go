@@ -46,8 +46,8 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 				return err
 			}
 			err = c.eachInput(args, func(ob manifest.Object) error {
-				if err := e.Fill(ob.Data, nil); err != nil {
-					return fmt.Errorf("%s: %s: %v", ob.Where(), ob.ID(), err)
+				if err := fillOne(e, ob, nil); err != nil {
+					return err
 				}
 				return enc.Encode(ob)
 			})

@@ -211,7 +211,7 @@ func (c *cli) eachInput(args []string, fn func(manifest.Object) error) error {
 			}
 			continue
 		}
-		f, err := openInput(a, c.maxInput)
+		f, _, err := openInput(a, c.maxInput)
 		if err != nil {
 			return err
 		}
@@ -236,62 +236,42 @@ func renderDir(dir string, maxBytes int64) ([]manifest.Object, error) {
 	return render.Render(ctx, render.Options{Dir: abs, RepoRoot: findRepoRoot(abs), ReleaseName: filepath.Base(abs), MaxBytes: maxBytes})
 }
 
-func readLimited(r io.Reader, name string, maxInput int64) ([]byte, error) {
-	return readSized(r, name, maxInput, 0)
-}
-
-// readSized reads at most maxInput bytes; size, when known, sizes the buffer
-// at once (io.ReadAll's doubling would leave up to twice the input behind).
-func readSized(r io.Reader, name string, maxInput, size int64) ([]byte, error) {
-	if size > maxInput {
-		return nil, fmt.Errorf("%s: input is larger than %d bytes; raise CMP_DEFAULTS_MAX_INPUT_BYTES if this is intended", name, maxInput)
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, size+512))
-	_, err := buf.ReadFrom(io.LimitReader(r, maxInput+1))
-	data := buf.Bytes()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
-	}
-	if int64(len(data)) > maxInput {
-		return nil, fmt.Errorf("%s: input is larger than %d bytes; raise CMP_DEFAULTS_MAX_INPUT_BYTES if this is intended", name, maxInput)
-	}
-	return data, nil
-}
-
 // openInput opens an input file, refusing directories and files over the
 // size limit before reading anything.
-func openInput(name string, maxInput int64) (*os.File, error) {
+func openInput(name string, maxInput int64) (*os.File, int64, error) {
 	fi, err := os.Stat(name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, pathErr(err))
+		return nil, 0, fmt.Errorf("%s: %v", name, pathErr(err))
 	}
 	if fi.IsDir() {
-		return nil, usagef("%s is a directory; pass its files", name)
+		return nil, 0, usagef("%s is a directory; pass its files", name)
 	}
 	if fi.Size() > maxInput {
-		return nil, fmt.Errorf("%s: input is larger than %d bytes; raise CMP_DEFAULTS_MAX_INPUT_BYTES if this is intended", name, maxInput)
+		return nil, 0, manifest.TooLarge(name, maxInput)
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, pathErr(err))
+		return nil, 0, fmt.Errorf("%s: %v", name, pathErr(err))
 	}
-	return f, nil
+	return f, fi.Size(), nil
 }
 
+// readFile reads a whole input file of at most maxInput bytes, sizing the
+// buffer once (io.ReadAll's doubling would leave up to twice the file behind).
 func readFile(name string, maxInput int64) ([]byte, error) {
-	fi, err := os.Stat(name)
+	f, size, err := openInput(name, maxInput)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, pathErr(err))
-	}
-	if fi.IsDir() {
-		return nil, usagef("%s is a directory; pass its files", name)
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, pathErr(err))
+		return nil, err
 	}
 	defer f.Close()
-	return readSized(f, name, maxInput, fi.Size())
+	buf := bytes.NewBuffer(make([]byte, 0, size+512))
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxInput+1)); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if int64(buf.Len()) > maxInput { // grew since the stat
+		return nil, manifest.TooLarge(name, maxInput)
+	}
+	return buf.Bytes(), nil
 }
 
 func pathErr(err error) error {
@@ -306,12 +286,19 @@ func fillAll(e *defaults.Engine, objs []manifest.Object, record func(i int, f de
 	for i := range objs {
 		var rec func(defaults.Filled)
 		if record != nil {
-			i := i
 			rec = func(f defaults.Filled) { record(i, f) }
 		}
-		if err := e.Fill(objs[i].Data, rec); err != nil {
-			return fmt.Errorf("%s: %s: %v", objs[i].Where(), objs[i].ID(), err)
+		if err := fillOne(e, objs[i], rec); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// fillOne fills one object; the error names it and where it came from.
+func fillOne(e *defaults.Engine, o manifest.Object, record func(defaults.Filled)) error {
+	if err := e.Fill(o.Data, record); err != nil {
+		return fmt.Errorf("%s: %s: %v", o.Where(), o.ID(), err)
 	}
 	return nil
 }

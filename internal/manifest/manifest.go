@@ -166,7 +166,7 @@ func EachReader(source string, r io.Reader, max int64, lim Limits, fn func(Objec
 			return fmt.Errorf("%s: %v", source, err)
 		}
 		if int64(len(data)) > max {
-			return tooLarge(source, max)
+			return TooLarge(source, max)
 		}
 		return eachJSON(source, data, lim, fn)
 	}
@@ -182,7 +182,7 @@ func EachReader(source string, r io.Reader, max int64, lim Limits, fn func(Objec
 			cur = append(cur, l...)
 			read += len(l)
 			if int64(read) > max {
-				return tooLarge(source, max)
+				return TooLarge(source, max)
 			}
 			l, err = br.ReadSlice('\n')
 		}
@@ -191,7 +191,7 @@ func EachReader(source string, r io.Reader, max int64, lim Limits, fn func(Objec
 		}
 		read += len(l)
 		if int64(read) > max {
-			return tooLarge(source, max)
+			return TooLarge(source, max)
 		}
 		if isSeparator(l) {
 			if err := yamlChunk(source, &doc, chunk{cur, startLine}, lim, fn); err != nil {
@@ -208,7 +208,8 @@ func EachReader(source string, r io.Reader, max int64, lim Limits, fn func(Objec
 	}
 }
 
-func tooLarge(source string, max int64) error {
+// TooLarge is the error for an input over the size limit.
+func TooLarge(source string, max int64) error {
 	return fmt.Errorf("%s: input is larger than %d bytes; raise CMP_DEFAULTS_MAX_INPUT_BYTES if this is intended", source, max)
 }
 
