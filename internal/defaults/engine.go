@@ -83,16 +83,19 @@ type kindRules struct {
 	mutations []*mutation
 }
 
+// kindKey selects a kind's rules without building a string per object.
+type kindKey struct{ apiVersion, kind string }
+
 // Engine applies the compiled rules of the selected profiles.
 type Engine struct {
-	kinds map[string]*kindRules // "apiVersion kind"
+	kinds map[kindKey]*kindRules
 	res   []*operators.Resolution
 }
 
 // Compile builds an engine from resolved profiles. Two profiles that define
 // the same apiVersion and kind are an error.
 func Compile(res []*operators.Resolution, file func(op, version string) (string, string)) (*Engine, error) {
-	e := &Engine{kinds: map[string]*kindRules{}, res: res}
+	e := &Engine{kinds: map[kindKey]*kindRules{}, res: res}
 	owner := map[string]string{}
 	for _, r := range res {
 		p := r.Profile
@@ -114,7 +117,7 @@ func Compile(res []*operators.Resolution, file func(op, version string) (string,
 			if err != nil {
 				return nil, fmt.Errorf("%s: %v", f, err)
 			}
-			e.kinds[key] = kr
+			e.kinds[kindKey{rs.APIVersion(), rs.Kind}] = kr
 		}
 	}
 	return e, nil
@@ -190,17 +193,7 @@ func (n *node) find(name string) *prop {
 
 // Covers reports whether any selected profile has rules for the kind.
 func (e *Engine) Covers(apiVersion, kind string) bool {
-	return e.kinds[apiVersion+" "+kind] != nil
-}
-
-// Kinds lists "apiVersion kind" for every kind with rules.
-func (e *Engine) Kinds() []string {
-	var out []string
-	for k := range e.kinds {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return e.kinds[kindKey{apiVersion, kind}] != nil
 }
 
 // Fill applies the rules to obj in place. record, if not nil, is called
@@ -208,7 +201,7 @@ func (e *Engine) Kinds() []string {
 func (e *Engine) Fill(obj map[string]any, record func(Filled)) error {
 	av, _ := obj["apiVersion"].(string)
 	k, _ := obj["kind"].(string)
-	kr := e.kinds[av+" "+k]
+	kr := e.kinds[kindKey{av, k}]
 	if kr == nil {
 		return nil
 	}
