@@ -447,11 +447,3 @@ func (s *Store) Profiles(name string) ([]*Profile, error) {
 	}
 	return out, nil
 }
-
-// Indexes returns the index files read for an operator.
-func (s *Store) Indexes(name string) []*Index {
-	if o := s.ops[name]; o != nil {
-		return o.indexes
-	}
-	return nil
-}
