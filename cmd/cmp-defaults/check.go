@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -94,6 +93,13 @@ Exit codes: 0 every object matches, 3 some object differs, 1 error, 2 usage.`,
 	o.output = "text"
 	cmd.Flags().Lookup("output").Usage = "output format: text or json"
 	cmd.Flags().Lookup("output").DefValue = "text"
+	addClusterSource(cmd, &o)
+	return cmd
+}
+
+// addClusterSource adds the flags of commands that read a source and ask
+// a cluster about it ('check', 'profiles learn').
+func addClusterSource(cmd *cobra.Command, o *checkOptions) {
 	o.cluster.add(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&o.namespace, "namespace", "n", "", "namespace of objects that have none, and Helm's release namespace (default: the context's namespace)")
@@ -106,7 +112,6 @@ Exit codes: 0 every object matches, 3 some object differs, 1 error, 2 usage.`,
 	f.StringVar(&o.releaseName, "release-name", "", "Helm release name (default: the base name of DIR)")
 	f.StringVar(&o.kubeVersion, "kube-version", "", "Helm .Capabilities.KubeVersion (default: the cluster's version)")
 	f.StringSliceVar(&o.apiVersions, "api-versions", nil, "Helm .Capabilities.APIVersions (default: what the cluster serves)")
-	return cmd
 }
 
 // checkedObject is one object's report.
@@ -246,18 +251,12 @@ func (c *cli) runCheck(ctx context.Context, o *checkOptions, args []string) erro
 }
 
 // isFatal: errors that would repeat for every object.
-func checkAbortsAll(err error) bool {
-	var ce *cluster.Error
-	if !errors.As(err, &ce) {
-		return false
-	}
-	return strings.HasPrefix(ce.Msg, "cannot reach") || strings.Contains(ce.Msg, "rejected the credentials")
-}
+func checkAbortsAll(err error) bool { return cluster.Fatal(err) }
 
 func checkSelections(res []*operators.Resolution) []explainSelection {
 	out := []explainSelection{}
 	for _, r := range res {
-		out = append(out, explainSelection{Operator: r.Operator, Release: r.Requested, Profile: r.Profile.Version, File: r.Profile.File, Source: r.Profile.Source, Warning: r.Warning})
+		out = append(out, explainSelection{Operator: r.Operator, Release: r.Requested, Profile: r.Profile.Version, File: r.Profile.File, Source: r.Profile.Source, Warning: r.Warning, Learned: r.Profile.Learned})
 	}
 	return out
 }

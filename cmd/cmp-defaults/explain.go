@@ -32,6 +32,8 @@ type explainSelection struct {
 	File     string `json:"file"`
 	Source   string `json:"source"`
 	Warning  string `json:"warning,omitempty"`
+	// Learned is the provenance of a profile learned from a cluster.
+	Learned *operators.Learned `json:"learned,omitempty"`
 }
 
 type explainReport struct {
@@ -90,7 +92,7 @@ A directory argument is rendered first (Helm, Kustomize or plain manifests, defa
 func buildReport(e *defaults.Engine, res []*operators.Resolution, objs []manifest.Object) *explainReport {
 	rep := &explainReport{Operators: []explainSelection{}, Objects: make([]explainObject, len(objs))}
 	for _, r := range res {
-		rep.Operators = append(rep.Operators, explainSelection{Operator: r.Operator, Release: r.Requested, Profile: r.Profile.Version, File: r.Profile.File, Source: r.Profile.Source, Warning: r.Warning})
+		rep.Operators = append(rep.Operators, explainSelection{Operator: r.Operator, Release: r.Requested, Profile: r.Profile.Version, File: r.Profile.File, Source: r.Profile.Source, Warning: r.Warning, Learned: r.Profile.Learned})
 	}
 	for i, ob := range objs {
 		av, _ := ob.Data["apiVersion"].(string)
@@ -107,6 +109,9 @@ func buildReport(e *defaults.Engine, res []*operators.Resolution, objs []manifes
 func writeSelections(w io.Writer, sels []explainSelection) {
 	for _, s := range sels {
 		fmt.Fprintf(w, "# %s@%s: profile %s (%s, %s)\n", s.Operator, strings.TrimPrefix(s.Release, "v"), s.Profile, s.File, s.Source)
+		if s.Learned != nil {
+			fmt.Fprintf(w, "#   %s\n", s.Learned)
+		}
 	}
 }
 
