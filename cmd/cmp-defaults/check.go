@@ -155,15 +155,7 @@ func (c *cli) runCheck(ctx context.Context, o *checkOptions, args []string) erro
 	if len(o.operators) == 0 {
 		fmt.Fprintln(c.errw, "Warning: no --operator selected: nothing is filled; check shows what the cluster adds to the manifests as written")
 	}
-	cl, err := cluster.Connect(ctx, o.cluster.options())
-	if err != nil {
-		return err
-	}
-	ns := o.namespace
-	if ns == "" {
-		ns = cl.Namespace
-	}
-	objs, err := c.checkInputs(ctx, o, cl, ns, args)
+	cl, ns, objs, err := c.clusterInputs(ctx, o, args)
 	if err != nil {
 		return err
 	}
@@ -259,6 +251,19 @@ func checkSelections(res []*operators.Resolution) []explainSelection {
 		out = append(out, explainSelection{Operator: r.Operator, Release: r.Requested, Profile: r.Profile.Version, File: r.Profile.File, Source: r.Profile.Source, Warning: r.Warning, Learned: r.Profile.Learned})
 	}
 	return out
+}
+
+// clusterInputs connects to the cluster and reads the source; ns is where
+// objects without a namespace go.
+func (c *cli) clusterInputs(ctx context.Context, o *checkOptions, args []string) (cl *cluster.Client, ns string, objs []manifest.Object, err error) {
+	if cl, err = cluster.Connect(ctx, o.cluster.options()); err != nil {
+		return nil, "", nil, err
+	}
+	if ns = o.namespace; ns == "" {
+		ns = cl.Namespace
+	}
+	objs, err = c.checkInputs(ctx, o, cl, ns, args)
+	return cl, ns, objs, err
 }
 
 // checkInputs renders DIR arguments and reads the rest like 'fill'.

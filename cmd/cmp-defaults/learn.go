@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
 	"github.com/cmp-defaults/cmp-defaults/internal/learn"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
@@ -140,15 +139,7 @@ func (c *cli) runLearn(ctx context.Context, o *learnOptions, args []string) erro
 	if len(res) == 0 {
 		fmt.Fprintln(c.errw, "Warning: no --operator selected: CRD schema defaults the cluster adds are learned as mutations too; select the operators' releases to learn only what the webhooks add")
 	}
-	cl, err := cluster.Connect(ctx, o.cluster.options())
-	if err != nil {
-		return err
-	}
-	ns := o.namespace
-	if ns == "" {
-		ns = cl.Namespace
-	}
-	objs, err := c.checkInputs(ctx, &o.checkOptions, cl, ns, args)
+	cl, ns, objs, err := c.clusterInputs(ctx, &o.checkOptions, args)
 	if err != nil {
 		return err
 	}

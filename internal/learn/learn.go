@@ -14,9 +14,12 @@ package learn
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
 
@@ -141,8 +144,8 @@ func (b *builder) observe(i int, o *Observation) {
 	if b.groups == nil {
 		b.groups = map[string]*group{}
 	}
-	sent := comparable(o.Sent)
-	r0, r1 := comparable(o.Runs[0]), comparable(o.Runs[1])
+	sent := cluster.Comparable(o.Sent)
+	r0, r1 := cluster.Comparable(o.Runs[0]), cluster.Comparable(o.Runs[1])
 	b.serverOwned(o)
 	seen := map[string]bool{}
 	for run, r := range []map[string]any{r0, r1} {
@@ -237,7 +240,7 @@ func (b *builder) decide(obs []Observation, g *group) ([]Rule, *Finding) {
 		if o.APIVersion != g.apiVersion || o.Kind != g.kind {
 			continue
 		}
-		for _, s := range candidates(comparable(o.Sent), g.gen) {
+		for _, s := range candidates(cluster.Comparable(o.Sent), g.gen) {
 			cp := operators.ConcretePath(s.path)
 			if b.unstable[obsKey(i)][cp] {
 				continue
@@ -480,7 +483,7 @@ func split(v, w any, ok bool, rel []any) (any, [][]any) {
 	}
 	keep := map[string]any{}
 	var out [][]any
-	for _, k := range sortedKeys(vm) {
+	for _, k := range slices.Sorted(maps.Keys(vm)) {
 		x, ok := wm[k]
 		kept, rest := split(vm[k], x, ok, append(rel, k))
 		if kept != nil {
@@ -488,7 +491,7 @@ func split(v, w any, ok bool, rel []any) (any, [][]any) {
 		}
 		out = append(out, rest...)
 	}
-	for _, k := range sortedKeys(wm) {
+	for _, k := range slices.Sorted(maps.Keys(wm)) {
 		if _, in := vm[k]; !in {
 			out = append(out, append(append([]any{}, rel...), k))
 		}
@@ -497,15 +500,6 @@ func split(v, w any, ok bool, rel []any) (any, [][]any) {
 		return nil, out
 	}
 	return keep, out
-}
-
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // candidates lists the places gen could be filled in obj: every parent it
@@ -575,29 +569,6 @@ func dotField(name string) string {
 	return f
 }
 
-// comparable keeps what a manifest states: everything but status, and of
-// metadata only labels and annotations.
-func comparable(obj map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range obj {
-		switch k {
-		case "status":
-		case "metadata":
-			md, _ := v.(map[string]any)
-			keep := map[string]any{}
-			for _, f := range []string{"labels", "annotations"} {
-				if x, ok := md[f]; ok && x != nil {
-					keep[f] = x
-				}
-			}
-			out[k] = keep
-		default:
-			out[k] = v
-		}
-	}
-	return out
-}
-
 type eventKind int
 
 const (
@@ -623,7 +594,7 @@ func walk(a, b any, p []any, fn func(event)) {
 		if !ok {
 			break
 		}
-		for _, k := range sortedKeys(av) {
+		for _, k := range slices.Sorted(maps.Keys(av)) {
 			x := av[k]
 			y, in := bv[k]
 			q := append(append([]any{}, p...), k)
@@ -638,7 +609,7 @@ func walk(a, b any, p []any, fn func(event)) {
 				walk(x, y, q, fn)
 			}
 		}
-		for _, k := range sortedKeys(bv) {
+		for _, k := range slices.Sorted(maps.Keys(bv)) {
 			if _, in := av[k]; !in {
 				fn(event{kind: added, path: append(append([]any{}, p...), k), value: bv[k]})
 			}

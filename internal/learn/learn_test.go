@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
@@ -185,9 +186,9 @@ func TestLearnedProfileFills(t *testing.T) {
 		if err := e.Fill(filled, nil); err != nil {
 			t.Fatal(err)
 		}
-		want := comparable(o.Runs[0])
+		want := cluster.Comparable(o.Runs[0])
 		delete(want["metadata"].(map[string]any)["annotations"].(map[string]any), "webhooks.example.com/request-uid")
-		got := comparable(filled)
+		got := cluster.Comparable(filled)
 		if jsonText(got) != jsonText(want) {
 			t.Errorf("%s: filled\n  %s\nstored\n  %s", o.ID, jsonText(got), jsonText(want))
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
@@ -132,16 +131,7 @@ func Profile(operator, version string, res *Result, prov operators.Learned) *ope
 			Reason: fmt.Sprintf("learned: admission added it to %d field(s) in %d object(s)", r.Fields, r.Objects),
 		})
 	}
-	sort.SliceStable(p.Resources, func(i, j int) bool {
-		a, b := p.Resources[i], p.Resources[j]
-		if a.Group != b.Group {
-			return a.Group < b.Group
-		}
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		return a.Version < b.Version
-	})
+	operators.SortResources(p.Resources)
 	return p
 }
 
