@@ -285,3 +285,23 @@ func TestDiscriminatorNeedsEvidence(t *testing.T) {
 		t.Errorf("got %q %v, want name", s, ok)
 	}
 }
+
+func TestWriteText(t *testing.T) {
+	res := Build(observe(gadgets(t)...))
+	var b strings.Builder
+	WriteText(&b, &Report{Operator: "prod-webhooks", Version: "v2026.12.1", Learned: operators.Learned{Cluster: "https://c", ServerVersion: "v1.34.2", Objects: 4},
+		Objects: []Object{{ID: "ConfigMap app/c", Where: "x.yaml: document 1 (line 1)", Skipped: "built-in kind"}}, Rules: res.Rules, NotLearned: res.Findings})
+	out := b.String()
+	for _, want := range []string{
+		"# prod-webhooks@2026.12.1 learned from https://c (Kubernetes v1.34.2) from 4 object(s)",
+		"skipped ConfigMap app/c (x.yaml: document 1 (line 1)): built-in kind",
+		`example.com/v1 Gadget  .spec.replicas = 3  when .spec.mode == "ha"  (1 field(s), 1 object(s))`,
+		`[differs-between-dry-runs]`,
+		`ignoreDifferences: [{group: "example.com", kind: Gadget, jqPathExpressions: [".metadata.annotations[\"webhooks.example.com/request-uid\"]"]}]`,
+		"example.com/v1 Gadget  .metadata.creationTimestamp, .metadata.uid  [server-owned]",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}

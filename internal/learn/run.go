@@ -157,7 +157,25 @@ func WriteText(w io.Writer, rep *Report) {
 		return
 	}
 	fmt.Fprintf(w, "\nNot learned (%d):\n", len(rep.NotLearned))
+	// Server-owned fields: one line per kind, they need nothing.
+	owned := map[string][]string{}
+	var kinds []string
 	for _, f := range rep.NotLearned {
+		if f.Reason == ReasonServer {
+			k := f.APIVersion + " " + f.Kind
+			if owned[k] == nil {
+				kinds = append(kinds, k)
+			}
+			owned[k] = append(owned[k], f.Path)
+		}
+	}
+	for _, k := range kinds {
+		fmt.Fprintf(w, "  %s  %s  [%s]: set by the API server or controllers; Argo CD does not compare them, no rule needed\n", k, strings.Join(owned[k], ", "), ReasonServer)
+	}
+	for _, f := range rep.NotLearned {
+		if f.Reason == ReasonServer {
+			continue
+		}
 		fmt.Fprintf(w, "  %s %s  %s  [%s]\n", f.APIVersion, f.Kind, f.Path, f.Reason)
 		fmt.Fprintf(w, "      why: %s\n", f.Why)
 		if len(f.Values) > 0 {
