@@ -104,7 +104,7 @@ func addClusterSource(cmd *cobra.Command, o *checkOptions) {
 	f := cmd.Flags()
 	f.StringVarP(&o.namespace, "namespace", "n", "", "namespace of objects that have none, and Helm's release namespace (default: the context's namespace)")
 	f.StringVar(&o.fieldManager, "field-manager", "argocd-controller", "field manager of the dry-run applies")
-	f.BoolVar(&o.allKinds, "all-kinds", false, "check built-in kinds too (core, apps, *.k8s.io, ...)")
+	f.BoolVar(&o.allKinds, "all-kinds", false, "include built-in kinds (core, apps, *.k8s.io, ...), skipped by default")
 	f.StringVar(&o.repoRoot, "repo-root", "", "repository root for a DIR source; nothing outside it is read (default: DIR)")
 	f.StringArrayVar(&o.values, "values", nil, "Helm values file, relative to DIR (repeatable)")
 	f.StringArrayVar(&o.set, "set", nil, "Helm value K=V (repeatable)")

@@ -143,6 +143,25 @@ func TestLearn(t *testing.T) {
 		}
 	})
 
+	t.Run("json", func(t *testing.T) {
+		r := runBinary(t, "", learnArgs(filepath.Join(dir, "json.json"), "-o", "json", objects)...)
+		var p struct {
+			Operator, Version string
+			Learned           struct{ Objects int }
+		}
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &p) != nil || p.Operator != "prod-webhooks" || p.Learned.Objects != 4 {
+			t.Fatalf("-o json: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		jdir := filepath.Join(dir, "json-profiles")
+		_ = os.MkdirAll(jdir, 0o755)
+		if err := os.WriteFile(filepath.Join(jdir, "prod-webhooks.yaml"), []byte(r.stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if l := runBinary(t, "", "profiles", "lint", jdir); l.code != 0 {
+			t.Errorf("lint of the JSON profile: %s", l.stderr)
+		}
+	})
+
 	// Saved into a profiles directory, selected next to the operator's
 	// release, the profile fills the source offline.
 	learned := filepath.Join(dir, "profiles")
