@@ -134,6 +134,10 @@ func TestLearn(t *testing.T) {
 		if strings.Contains(first.stdout, "time:") {
 			t.Errorf("a time without --learned-at or SOURCE_DATE_EPOCH:\n%s", first.stdout)
 		}
+		r := runBinary(t, "", learnArgs(filepath.Join(dir, "time.json"), "--learned-at", "2026-12-01T09:00:00Z", objects)...)
+		if r.code != 0 || !strings.Contains(r.stdout, `time: "2026-12-01T09:00:00Z"`) || !strings.Contains(r.stderr, "at 2026-12-01T09:00:00Z") {
+			t.Errorf("--learned-at: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
 	})
 
 	t.Run("same-bytes", func(t *testing.T) {
