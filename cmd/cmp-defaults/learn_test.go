@@ -5,7 +5,7 @@ import "testing"
 func TestLearnedAt(t *testing.T) {
 	for _, c := range []struct {
 		flag, env, want string
-		err            bool
+		err             bool
 	}{
 		{"", "", "", false},
 		{"", "1796115600", "2026-12-01T09:00:00Z", false},
