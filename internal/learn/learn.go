@@ -87,7 +87,7 @@ type Result struct {
 
 // Build learns the mutations the observations agree on.
 func Build(obs []Observation) *Result {
-	b := &builder{adds: map[string]map[string]any{}, unstable: map[string]map[string]bool{}, findings: map[string]*Finding{}}
+	b := &builder{adds: map[int]map[string]any{}, unstable: map[int]map[string]bool{}, groups: map[string]*group{}, findings: map[string]*Finding{}}
 	for i := range obs {
 		b.observe(i, &obs[i])
 	}
@@ -131,19 +131,15 @@ type group struct {
 }
 
 type builder struct {
-	// adds[obs index][concrete path]: the value both runs added.
-	adds     map[string]map[string]any
-	unstable map[string]map[string]bool
+	// adds[observation][concrete path]: the value both runs added;
+	// unstable: where the runs disagreed.
+	adds     map[int]map[string]any
+	unstable map[int]map[string]bool
 	groups   map[string]*group
 	findings map[string]*Finding
 }
 
-func obsKey(i int) string { return fmt.Sprint(i) }
-
 func (b *builder) observe(i int, o *Observation) {
-	if b.groups == nil {
-		b.groups = map[string]*group{}
-	}
 	sent := cluster.Comparable(o.Sent)
 	r0, r1 := cluster.Comparable(o.Runs[0]), cluster.Comparable(o.Runs[1])
 	b.serverOwned(o)
@@ -189,11 +185,10 @@ func (b *builder) observe(i int, o *Observation) {
 }
 
 func (b *builder) addition(i int, o *Observation, p []any, v any) {
-	k := obsKey(i)
-	if b.adds[k] == nil {
-		b.adds[k] = map[string]any{}
+	if b.adds[i] == nil {
+		b.adds[i] = map[string]any{}
 	}
-	b.adds[k][operators.ConcretePath(p)] = v
+	b.adds[i][operators.ConcretePath(p)] = v
 	gen := generalise(p)
 	path := operators.FormatPath(gen)
 	gk := o.APIVersion + " " + o.Kind + " " + path
@@ -203,11 +198,10 @@ func (b *builder) addition(i int, o *Observation, p []any, v any) {
 }
 
 func (b *builder) markUnstable(i int, p []any) {
-	k := obsKey(i)
-	if b.unstable[k] == nil {
-		b.unstable[k] = map[string]bool{}
+	if b.unstable[i] == nil {
+		b.unstable[i] = map[string]bool{}
 	}
-	b.unstable[k][operators.ConcretePath(p)] = true
+	b.unstable[i][operators.ConcretePath(p)] = true
 }
 
 func (b *builder) sortedGroups() []*group {
@@ -242,11 +236,11 @@ func (b *builder) decide(obs []Observation, g *group) ([]Rule, *Finding) {
 		}
 		for _, s := range candidates(cluster.Comparable(o.Sent), g.gen) {
 			cp := operators.ConcretePath(s.path)
-			if b.unstable[obsKey(i)][cp] {
+			if b.unstable[i][cp] {
 				continue
 			}
 			s.obs = i
-			if v, ok := b.adds[obsKey(i)][cp]; ok {
+			if v, ok := b.adds[i][cp]; ok {
 				s.value, s.outcome = v, jsonText(v)
 			}
 			slots = append(slots, s)
