@@ -305,3 +305,29 @@ func TestWriteText(t *testing.T) {
 		}
 	}
 }
+
+func TestBuildNestedLists(t *testing.T) {
+	objs := []map[string]any{
+		gadget(t, "a", `{groups: [{items: [{n: 1}, {n: 2, weight: 5}]}, {items: [{n: 3}]}]}`),
+		gadget(t, "b", `{groups: [{items: [{n: 4}]}]}`),
+	}
+	var obs []Observation
+	for _, o := range objs {
+		run := runtime.DeepCopyJSON(o)
+		for _, g := range run["spec"].(map[string]any)["groups"].([]any) {
+			for _, it := range g.(map[string]any)["items"].([]any) {
+				if _, ok := it.(map[string]any)["weight"]; !ok {
+					it.(map[string]any)["weight"] = int64(1)
+				}
+			}
+		}
+		obs = append(obs, Observation{ID: "Gadget " + o["metadata"].(map[string]any)["name"].(string), APIVersion: "example.com/v1", Kind: "Gadget", Sent: o, Runs: [2]map[string]any{run, runtime.DeepCopyJSON(run)}})
+	}
+	res := Build(obs)
+	if got := strings.Join(ruleTexts(res), "\n"); got != ".spec.groups[].items[].weight = 1" {
+		t.Errorf("rules: %s", got)
+	}
+	if res.Rules[0].Fields != 3 || res.Rules[0].Objects != 2 {
+		t.Errorf("counts: %+v", res.Rules[0])
+	}
+}
