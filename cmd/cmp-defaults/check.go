@@ -73,7 +73,8 @@ It reports, object by object, every field where the filled object and the cluste
 
 Findings mean the selected profile does not match the cluster (another operator release, a
 patched CRD, a webhook): pick the right --operator release, or write a profile for this
-cluster with 'cmp-defaults profiles extract --from-cluster'.
+cluster with 'cmp-defaults profiles extract --from-cluster' (CRD defaults) or
+'cmp-defaults profiles learn' (what webhooks add).
 
 Each object is dry-run twice, as filled and as written. An object that does not exist yet
 is server-side applied (dry run) with field manager argocd-controller, like Argo CD's sync;
