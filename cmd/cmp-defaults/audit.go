@@ -91,6 +91,7 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 					return fmt.Errorf("%s: no ConfigMap found (expected argocd-cm)", f)
 				}
 			}
+			found.SetLines(func(file string) ([]byte, error) { return readFile(file, c.maxInput) })
 			for _, w := range found.Warnings {
 				fmt.Fprintln(c.errw, "Warning: "+w)
 			}
@@ -120,7 +121,11 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 			}); err != nil {
 				return err
 			}
-			rep := audit.Run(found.Rules, targets, res)
+			st, err := o.store()
+			if err != nil {
+				return err
+			}
+			rep := audit.Run(found.Rules, targets, res, audit.NewHistory(st))
 			if o.output == "json" {
 				enc := json.NewEncoder(c.out)
 				enc.SetIndent("", "  ")

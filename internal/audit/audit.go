@@ -2,7 +2,9 @@ package audit
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
@@ -56,18 +58,26 @@ type Field struct {
 	Absent bool `json:"absent,omitempty"`
 	// For remaining fields: InGit or NotInGit.
 	Reason string `json:"reason,omitempty"`
+	// History names the releases of the selected operators in which a
+	// field absent from Git was an admission default, e.g. "2.3.0–2.6.x".
+	History string `json:"defaultIn,omitempty"`
+
+	path []any
 }
 
 // Check is the verdict on one jsonPointer, jqPathExpression or
 // managedFieldsManager of a rule.
 type Check struct {
-	Type       string   `json:"type"` // jqPathExpression, jsonPointer or managedFieldsManager
-	Expression string   `json:"expression"`
-	Status     Status   `json:"status"`
-	Reason     string   `json:"reason"`
-	Filled     []Field  `json:"filled"`    // ignored fields cmp-defaults fills
-	Remaining  []Field  `json:"remaining"` // ignored fields it does not fill
-	Errors     []string `json:"errors,omitempty"`
+	Type       string  `json:"type"` // jqPathExpression, jsonPointer or managedFieldsManager
+	Expression string  `json:"expression"`
+	Status     Status  `json:"status"`
+	Reason     string  `json:"reason"`
+	Filled     []Field `json:"filled"`    // ignored fields cmp-defaults fills
+	Remaining  []Field `json:"remaining"` // ignored fields it does not fill
+	// Keep is the narrowed rule of a partly redundant check: the
+	// expressions that still ignore something neither Git nor a profile explains.
+	Keep   []string `json:"keep,omitempty"`
+	Errors []string `json:"errors,omitempty"`
 }
 
 // ObjectRef names a matched object and where it came from.
@@ -103,9 +113,20 @@ type Summary struct {
 	Invalid         int `json:"invalid"`
 }
 
+// Operator is one selected operator release.
+type Operator struct {
+	Name    string `json:"name"`
+	Release string `json:"release"`
+	Profile string `json:"profile"`
+}
+
+func (o Operator) String() string {
+	return o.Name + "@" + o.Release + " (profile " + o.Profile + ")"
+}
+
 // Report is the whole audit.
 type Report struct {
-	Operators []string      `json:"operators"`
+	Operators []Operator    `json:"operators"`
 	Objects   int           `json:"objects"`
 	Rules     []*RuleReport `json:"rules"`
 	Summary   Summary       `json:"summary"`
@@ -114,12 +135,18 @@ type Report struct {
 // Run audits every rule against the filled targets. res are the selected
 // operator releases; their default paths tell apart fields the profiles
 // would fill from fields only a controller writes.
-func Run(rules []*Rule, targets []*Target, res []*operators.Resolution) *Report {
-	rep := &Report{Operators: []string{}, Objects: len(targets), Rules: []*RuleReport{}}
+// hist, when set, tells in which other releases a field was a default.
+func Run(rules []*Rule, targets []*Target, res []*operators.Resolution, hist *History) *Report {
+	rep := &Report{Operators: []Operator{}, Objects: len(targets), Rules: []*RuleReport{}}
 	for _, r := range res {
-		rep.Operators = append(rep.Operators, Selection(r))
+		op := Operator{Name: r.Operator, Release: strings.TrimPrefix(r.Requested, "v")}
+		if r.Profile != nil {
+			op.Profile = r.Profile.Version
+		}
+		rep.Operators = append(rep.Operators, op)
 	}
 	defs := NewDefaults(res)
+	defs.hist = hist
 	for _, t := range targets {
 		t.prepare()
 	}
@@ -226,9 +253,14 @@ func auditRule(r *Rule, targets []*Target, defs *Defaults) *RuleReport {
 				col.errorf(t, "%v", err)
 				continue
 			}
+			if !exists {
+				if parent := missingParent(t.doc, path); parent != "" {
+					col.errorf(t, "%s: the parent %s is missing, so Argo CD's JSON patch fails on this object (\"doc is missing path\") and removes nothing here", p, parent)
+				}
+			}
 			col.add(t, path, exists, defs)
 		}
-		col.classify(r, defs, nil)
+		col.classify(r, defs, nil, true)
 	}
 	for _, e := range r.JQPathExpressions {
 		c := newCheck("jqPathExpression", e)
@@ -258,7 +290,7 @@ func auditRule(r *Rule, targets []*Target, defs *Defaults) *RuleReport {
 		if s, err := operators.ParsePath(e); err == nil {
 			segs = s
 		}
-		col.classify(r, defs, &staticPath{segs: segs, targets: matched})
+		col.classify(r, defs, &staticPath{segs: segs, targets: matched}, false)
 	}
 	for _, m := range r.ManagedFieldsManagers {
 		c := newCheck("managedFieldsManager", m)
@@ -307,7 +339,7 @@ func (col *collector) add(t *Target, p []any, exists bool, defs *Defaults) {
 			col.c.Filled = append(col.c.Filled, Field{Object: id, Path: path, Rule: rule, Type: "default", By: by, Absent: true})
 			return
 		}
-		col.c.Remaining = append(col.c.Remaining, Field{Object: id, Path: path, Reason: NotInGit})
+		col.c.Remaining = append(col.c.Remaining, Field{Object: id, Path: path, Reason: NotInGit, History: defs.history(av, k, p), path: p})
 		return
 	}
 	var ls [][]any
@@ -328,7 +360,7 @@ func (col *collector) add(t *Target, p []any, exists bool, defs *Defaults) {
 	}
 }
 
-func (col *collector) classify(r *Rule, defs *Defaults, sp *staticPath) {
+func (col *collector) classify(r *Rule, defs *Defaults, sp *staticPath, asPointer bool) {
 	c := col.c
 	filled, inGit, notInGit := 0, 0, 0
 	for _, f := range c.Filled {
@@ -336,11 +368,15 @@ func (col *collector) classify(r *Rule, defs *Defaults, sp *staticPath) {
 			filled++
 		}
 	}
+	var history []string
 	for _, f := range c.Remaining {
 		if f.Reason == InGit {
 			inGit++
-		} else {
-			notInGit++
+			continue
+		}
+		notInGit++
+		if f.History != "" && !slices.Contains(history, f.History) {
+			history = append(history, f.History)
 		}
 	}
 	failNote := ""
@@ -348,29 +384,38 @@ func (col *collector) classify(r *Rule, defs *Defaults, sp *staticPath) {
 		failNote = fmt.Sprintf(" (on %d object(s) Argo CD's patch fails and removes nothing; see errors)", len(c.Errors))
 	}
 	switch {
-	case len(c.Filled) > 0 && len(c.Remaining) == 0:
+	case notInGit == 0 && (len(c.Filled) > 0 || inGit > 0):
+		// Every ignored field is filled or set in Git, so
+		// without the rule the diff is clean; with it, changes to the Git
+		// fields stay hidden.
 		c.Status = Redundant
-		if filled > 0 {
-			c.Reason = "every field it ignores is an admission default that cmp-defaults fills into the desired state, so desired and live agree without it: delete it" + failNote
-		} else {
-			c.Reason = "it ignores only admission defaults of the selected profiles, and none is present here because the parent field is absent (admission adds nothing there either); cmp-defaults fills them wherever the parent exists: delete it" + failNote
+		switch {
+		case inGit > 0 && len(c.Filled) > 0:
+			c.Reason = fmt.Sprintf("every field it ignores is either filled by cmp-defaults (%d) or set in Git (%d): without it the diff is clean, and with it changes made in the cluster to the fields set in Git stay hidden: delete it", len(c.Filled), inGit)
+		case inGit > 0:
+			c.Reason = "every field it ignores is set in Git, so Argo CD compares it with Git without the rule; the rule only hides changes made in the cluster: delete it (if a controller changes the field on purpose, such as an HPA scaling .spec.replicas, leave the field out of Git and keep the rule)"
+		case filled > 0:
+			c.Reason = "every field it ignores is an admission default that cmp-defaults fills into the desired state, so desired and live agree without it: delete it"
+		default:
+			c.Reason = "it ignores only admission defaults of the selected profiles, and none is present here because the parent field is absent (admission adds nothing there either); cmp-defaults fills them wherever the parent exists: delete it"
 		}
-	case len(c.Filled) > 0:
+		c.Reason += failNote
+	case notInGit > 0 && len(c.Filled) > 0:
 		c.Status = PartlyRedundant
-		var parts []string
+		c.Keep = keepExpressions(c.Remaining, asPointer)
+		git := ""
 		if inGit > 0 {
-			parts = append(parts, fmt.Sprintf("%d set in Git (the rule hides changes made to them in the cluster)", inGit))
+			git = fmt.Sprintf(", %d are set in Git", inGit)
 		}
-		if notInGit > 0 {
-			parts = append(parts, fmt.Sprintf("%d absent from Git (live only, likely written by a controller)", notInGit))
-		}
-		c.Reason = fmt.Sprintf("cmp-defaults fills %d of the fields it ignores; the others are not admission defaults: %s. Narrow the rule to those, or delete it if nothing in the cluster writes them", len(c.Filled), strings.Join(parts, "; ")) + failNote
-	case inGit > 0:
-		c.Status = StillNeeded
-		c.Reason = "it ignores fields set in your manifests, which are not admission defaults of the selected profiles: it hides changes made in the cluster (for example by a controller, such as an HPA scaling .spec.replicas); keep it if that is intended" + failNote
+		c.Reason = fmt.Sprintf("cmp-defaults fills %d of the fields it ignores%s; the other %d are neither set in Git nor admission defaults of the selected releases (%s). Narrow the rule to those (keep only)",
+			len(c.Filled), git, notInGit, liveOnly(history)) + failNote
 	case notInGit > 0:
 		c.Status = StillNeeded
-		c.Reason = "it ignores a field absent from Git that is not an admission default of the selected profiles: likely written by a controller after admission, which cmp-defaults does not fill; keep it" + failNote
+		if len(history) > 0 {
+			c.Reason = fmt.Sprintf("it ignores a field absent from Git that the selected release does not default, but that was an admission default in %s: objects created under those releases keep it in the cluster. Keep the rule while such objects exist, or set the field in Git", strings.Join(history, ", ")) + failNote
+		} else {
+			c.Reason = "it ignores a field absent from Git that is not an admission default of the selected profiles: likely written by a controller after admission, which cmp-defaults does not fill; keep it" + failNote
+		}
 	default:
 		// The expression selected nothing in any matched object.
 		if sp != nil && len(sp.segs) > 0 {
@@ -387,6 +432,58 @@ func (col *collector) classify(r *Rule, defs *Defaults, sp *staticPath) {
 		c.Status = StillNeeded
 		c.Reason = "it selects nothing in the desired objects: the fields it names are absent from Git and are not admission defaults of the selected profiles; likely written by a controller after admission; keep it" + failNote
 	}
+}
+
+func liveOnly(history []string) string {
+	if len(history) > 0 {
+		return "admission defaults in " + strings.Join(history, ", ") + ", kept by objects created then"
+	}
+	return "live only, likely written by a controller"
+}
+
+// keepExpressions is the narrowed rule: the fields absent from Git and not
+// defaults, as jsonPointers or jqPathExpressions.
+func keepExpressions(remaining []Field, asPointer bool) []string {
+	var out []string
+	for _, f := range remaining {
+		if f.Reason != NotInGit {
+			continue
+		}
+		e := f.Path
+		if asPointer && f.path != nil {
+			e = jsonPointer(f.path)
+		}
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// jsonPointer writes a path as an RFC 6901 pointer.
+func jsonPointer(p []any) string {
+	var b strings.Builder
+	for _, s := range p {
+		b.WriteByte('/')
+		switch s := s.(type) {
+		case int:
+			b.WriteString(strconv.Itoa(s))
+		default:
+			b.WriteString(strings.ReplaceAll(strings.ReplaceAll(fmt.Sprint(s), "~", "~0"), "/", "~1"))
+		}
+	}
+	return b.String()
+}
+
+// missingParent names the first missing ancestor of the field at p, as a
+// JSON pointer; "" when the parent exists.
+func missingParent(doc any, p []any) string {
+	for i := 1; i < len(p); i++ {
+		if _, ok := operators.Lookup(doc, p[:i]); !ok {
+			return jsonPointer(p[:i])
+		}
+	}
+	return ""
 }
 
 // hint explains why a rule matched nothing when a near miss exists.

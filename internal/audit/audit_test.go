@@ -88,7 +88,7 @@ func check(t *testing.T, rule *Rule) *RuleReport {
 	if rule.Origin.Kind == "" {
 		rule.Origin = Origin{Kind: "Application", Name: "app", File: "app.yaml", Field: "spec.ignoreDifferences[0]"}
 	}
-	rep := Run([]*Rule{rule}, targets, res)
+	rep := Run([]*Rule{rule}, targets, res, nil)
 	if len(rep.Rules) != 1 {
 		t.Fatalf("want one rule report, got %d", len(rep.Rules))
 	}
@@ -116,14 +116,17 @@ func TestClassify(t *testing.T) {
 		filled        []string
 		remaining     []string
 		reasonContain string
+		keep          []string
+		keepErr       string
 	}{
 		{
 			name:   "list item default, one item sets it in Git",
 			rule:   widget([]string{".spec.items[].policy"}, nil),
-			status: PartlyRedundant,
-			// items[1].policy is written in Git ("Drop"): not filled, so kept.
+			status: Redundant,
+			// items[1].policy is written in Git ("Drop"): not filled, but
+			// Git explains it, so the rule only hides drift.
 			remaining:     []string{".spec.items[1].policy"},
-			reasonContain: "1 set in Git",
+			reasonContain: "either filled by cmp-defaults (1) or set in Git (1)",
 		},
 		{
 			name:   "select narrows to the filled item",
@@ -158,14 +161,16 @@ func TestClassify(t *testing.T) {
 			status: PartlyRedundant,
 			// w1's target.name is Git's; w2 has no target at all (live only).
 			remaining:     []string{".spec.target.name", ".spec.target"},
-			reasonContain: "1 set in Git (the rule hides changes made to them in the cluster); 1 absent from Git",
+			reasonContain: "fills 3 of the fields it ignores, 1 are set in Git; the other 1 are neither",
+			keep:          []string{".spec.target"},
 		},
 		{
-			name:          "field written in Git",
-			rule:          widget([]string{".spec.replicas"}, nil),
-			status:        StillNeeded,
+			name:   "field written in Git",
+			rule:   widget([]string{".spec.replicas"}, nil),
+			status: StillNeeded,
+			// w1 sets it in Git, w2 leaves it to the cluster: still needed.
 			remaining:     []string{".spec.replicas", ".spec.replicas"},
-			reasonContain: "set in your manifests",
+			reasonContain: "not an admission default",
 		},
 		{
 			name:          "json pointer to a live-only field",
@@ -231,10 +236,18 @@ func TestClassify(t *testing.T) {
 			reasonContain: "managedFieldsManagers",
 		},
 		{
-			name:      "HPA replicas",
-			rule:      &Rule{Group: "apps", Kind: "Deployment", JSONPointers: []string{"/spec/replicas"}},
-			status:    StillNeeded,
-			remaining: []string{".spec.replicas"},
+			name:          "replicas set in Git",
+			rule:          &Rule{Group: "apps", Kind: "Deployment", JSONPointers: []string{"/spec/replicas"}},
+			status:        Redundant,
+			remaining:     []string{".spec.replicas"},
+			reasonContain: "leave the field out of Git",
+		},
+		{
+			name:          "json pointer with a missing parent",
+			rule:          widget(nil, []string{"/spec/extra/owner"}),
+			status:        StillNeeded,
+			reasonContain: "Argo CD's patch fails",
+			keepErr:       "the parent /spec/extra is missing",
 		},
 	}
 	for _, tc := range tests {
@@ -252,6 +265,12 @@ func TestClassify(t *testing.T) {
 			}
 			if tc.filled != nil && strings.Join(paths(c.Filled), ",") != strings.Join(tc.filled, ",") {
 				t.Errorf("filled %v, want %v", paths(c.Filled), tc.filled)
+			}
+			if strings.Join(c.Keep, ",") != strings.Join(tc.keep, ",") {
+				t.Errorf("keep %v, want %v", c.Keep, tc.keep)
+			}
+			if tc.keepErr != "" && !strings.Contains(strings.Join(c.Errors, "\n"), tc.keepErr) {
+				t.Errorf("errors %v do not contain %q", c.Errors, tc.keepErr)
 			}
 			if tc.remaining != nil && strings.Join(paths(c.Remaining), ",") != strings.Join(tc.remaining, ",") {
 				t.Errorf("remaining %v, want %v", paths(c.Remaining), tc.remaining)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/itchyny/gojq"
+	"golang.org/x/mod/semver"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
@@ -14,6 +15,8 @@ import (
 // no admission default writes.
 type Defaults struct {
 	kinds map[string][]pattern // "apiVersion kind"
+	hist  *History
+	ops   []string // selected operators, for history
 }
 
 type pattern struct {
@@ -30,6 +33,7 @@ func NewDefaults(res []*operators.Resolution) *Defaults {
 		if r == nil || r.Profile == nil {
 			continue
 		}
+		d.ops = append(d.ops, r.Operator)
 		by := fieldBy(r.Operator, r.Requested, r.Profile.Version)
 		for _, rs := range r.Profile.Resources {
 			maps := map[string]bool{}
@@ -180,4 +184,84 @@ func (d *Defaults) MatchPattern(apiVersion, kind string, segs []operators.Seg) (
 		}
 	}
 	return "", "", false
+}
+
+// History knows every checked release of the operators in a store, to say
+// in which releases a field was an admission default.
+type History struct {
+	st    *operators.Store
+	cache map[string][]releaseDefaults // by operator
+}
+
+type releaseDefaults struct {
+	version string
+	defs    *Defaults
+}
+
+// NewHistory reads releases and profiles from st on first use.
+func NewHistory(st *operators.Store) *History {
+	return &History{st: st, cache: map[string][]releaseDefaults{}}
+}
+
+func (h *History) releases(op string) []releaseDefaults {
+	if rd, ok := h.cache[op]; ok {
+		return rd
+	}
+	var out []releaseDefaults
+	rels, err := h.st.Releases(op)
+	profs, perr := h.st.Profiles(op)
+	if err == nil && perr == nil {
+		byVersion := map[string]*Defaults{}
+		for _, p := range profs {
+			byVersion[p.Version] = NewDefaults([]*operators.Resolution{{Operator: op, Requested: p.Version, Profile: p}})
+		}
+		for _, r := range rels {
+			if d := byVersion[r.Profile]; d != nil {
+				out = append(out, releaseDefaults{version: r.Version, defs: d})
+			}
+		}
+	}
+	h.cache[op] = out
+	return out
+}
+
+// history names the release ranges of the selected operators in which the
+// concrete path p was a default, e.g. "2.3.0–2.6.x"; "" when none.
+func (d *Defaults) history(apiVersion, kind string, p []any) string {
+	if d == nil || d.hist == nil {
+		return ""
+	}
+	var ranges []string
+	for _, op := range d.ops {
+		rels := d.hist.releases(op)
+		for i := 0; i < len(rels); i++ {
+			if _, _, ok := rels[i].defs.Match(apiVersion, kind, p); !ok {
+				continue
+			}
+			j := i
+			for j+1 < len(rels) {
+				if _, _, ok := rels[j+1].defs.Match(apiVersion, kind, p); !ok {
+					break
+				}
+				j++
+			}
+			ranges = append(ranges, releaseRange(rels, i, j))
+			i = j
+		}
+	}
+	return strings.Join(ranges, ", ")
+}
+
+// releaseRange writes releases i..j: the last as "2.6.x" when the next
+// checked release starts another minor version.
+func releaseRange(rels []releaseDefaults, i, j int) string {
+	first := strings.TrimPrefix(rels[i].version, "v")
+	last := strings.TrimPrefix(rels[j].version, "v")
+	if j+1 < len(rels) && semver.MajorMinor(rels[j].version) != semver.MajorMinor(rels[j+1].version) {
+		last = strings.TrimPrefix(semver.MajorMinor(rels[j].version), "v") + ".x"
+	}
+	if first == last {
+		return first
+	}
+	return first + "–" + last
 }

@@ -26,7 +26,11 @@ var fieldNames = map[string]string{
 
 // WriteText prints the report for a person.
 func WriteText(w io.Writer, rep *Report) {
-	ops := strings.Join(rep.Operators, ", ")
+	var names []string
+	for _, o := range rep.Operators {
+		names = append(names, o.String())
+	}
+	ops := strings.Join(names, ", ")
 	if ops == "" {
 		ops = "no operator"
 	}
@@ -50,6 +54,12 @@ func WriteText(w io.Writer, rep *Report) {
 			fmt.Fprintf(w, "  %s: %s\n", fieldNames[c.Type], c.Expression)
 			fmt.Fprintf(w, "    %s: %s\n", labels[c.Status], c.Reason)
 			writeFields(w, c, where)
+			if len(c.Keep) > 0 {
+				fmt.Fprintf(w, "      keep only:\n        %s:\n", fieldNames[c.Type])
+				for _, k := range c.Keep {
+					fmt.Fprintf(w, "          - %s\n", yamlString(k))
+				}
+			}
 			for i, e := range c.Errors {
 				if i == maxLines {
 					fmt.Fprintf(w, "      ... and %d more error(s)\n", len(c.Errors)-i)
@@ -83,6 +93,8 @@ func writeFields(w io.Writer, c *Check, where map[string]string) {
 	for _, f := range c.Remaining {
 		if f.Reason == InGit {
 			lines = append(lines, line{f.Object, fmt.Sprintf("kept     %s = %s  (set in Git, not a default)", f.Path, js(f.Value))})
+		} else if f.History != "" {
+			lines = append(lines, line{f.Object, fmt.Sprintf("kept     %s  (absent from Git; not a default of the selected release, but one in %s)", f.Path, f.History)})
 		} else {
 			lines = append(lines, line{f.Object, fmt.Sprintf("kept     %s  (absent from Git, not a default: live only)", f.Path)})
 		}
@@ -107,4 +119,12 @@ func js(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// yamlString quotes an expression when YAML would not read it as written.
+func yamlString(s string) string {
+	if strings.ContainsAny(s, "[]{}:#,&*!|>'\"%@`") {
+		return js(s)
+	}
+	return s
 }
