@@ -69,6 +69,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	msg := err.Error()
 	fmt.Fprintln(stderr, "Error: "+strings.TrimSpace(msg))
 	var ue usageError
+	var ce configError
+	if errors.As(err, &ce) {
+		return exitError
+	}
 	if errors.As(err, &ue) || isCobraUsage(msg) {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", commandPath(root, args))
 		return exitUsage

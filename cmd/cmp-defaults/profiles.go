@@ -112,7 +112,7 @@ func (c *cli) profilesShow() *cobra.Command {
 				}
 				return tw.Flush()
 			}
-			res, err := resolveAll(st, args, o.strict)
+			res, err := c.names.resolveAll(st, args, o.strict)
 			if err != nil {
 				return err
 			}

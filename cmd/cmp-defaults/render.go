@@ -72,9 +72,7 @@ Nothing outside the repository root (the nearest parent with .git, or --repo-roo
 			ropt := render.Options{Dir: abs, RepoRoot: root, Include: rf.include, Exclude: rf.exclude,
 				ValuesFiles: rf.values, Set: rf.set, SetString: rf.setString, ReleaseName: name,
 				Namespace: rf.namespace, KubeVersion: rf.kubeVersion, APIVersions: splitAll(rf.apiVersions)}
-			if len(o.operators) == 0 {
-				fmt.Fprintln(c.errw, "Warning: no --operator selected; objects are rendered but not filled")
-			}
+			c.releaseNameSet = rf.releaseName != ""
 			return c.pipeline(&o, ropt, rf.timeout, false)
 		},
 	}
@@ -125,25 +123,24 @@ application's resources.`,
 			}
 			cfg, err := plugin.FromEnv(os.Environ(), wd)
 			if err != nil {
-				return err
+				return configError{err}
 			}
 			for _, w := range cfg.Warnings {
 				fmt.Fprintln(c.errw, "Warning: "+w)
 			}
+			c.names = names{plugin: true, from: cfg.From}
 			if len(cfg.Operators) == 0 {
-				return errors.New(`no operator release configured for this Application. Set one of:
+				return configError{errors.New(`no operator release configured for this Application. Set one of:
   the plugin parameter 'operators' (a map), e.g.
     plugin: {name: cmp-defaults, parameters: [{name: operators, map: {external-secrets: "2.5.0"}}]}
   or the plugin env CMP_DEFAULTS_OPERATORS, e.g.
     plugin: {name: cmp-defaults, env: [{name: CMP_DEFAULTS_OPERATORS, value: "external-secrets@2.5.0"}]}
-'cmp-defaults profiles list' shows the operators and releases this sidecar knows`)
+'cmp-defaults profiles list' shows the operators and releases this sidecar knows`)}
 			}
 			o := common{operators: cfg.Operators, strict: cfg.Strict, output: "yaml"}
-			ropt := render.Options{Dir: cfg.AppDir, RepoRoot: cfg.RepoRoot, Include: cfg.Include, Exclude: cfg.Exclude,
-				ValuesFiles: cfg.ValuesFiles, Values: cfg.Values, Set: cfg.Set, ReleaseName: cfg.ReleaseName,
-				Namespace: cfg.Namespace, KubeVersion: cfg.KubeVersion, APIVersions: cfg.APIVersions}
 			c.apiVersions = cfg.APIVersions
-			return c.pipeline(&o, ropt, cfg.Timeout, !cfg.AllowEmpty)
+			c.releaseNameSet = cfg.From["release-name"] != ""
+			return c.pipeline(&o, cfg.RenderOptions(), cfg.Timeout, !cfg.AllowEmpty)
 		},
 	}
 }
@@ -157,7 +154,7 @@ func (c *cli) pipeline(o *common, ropt render.Options, timeout time.Duration, re
 	step := "loading profiles"
 	fail := func(err error) error {
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
-			return fmt.Errorf("gave up after %s while %s; make the source smaller or raise CMP_DEFAULTS_TIMEOUT (Argo CD kills the plugin at its own 60s deadline)", timeout, step)
+			return fmt.Errorf("gave up after %s while %s; make the source smaller or raise %s (Argo CD kills the plugin at its own 60s deadline)", timeout, step, c.names.of("timeout"))
 		}
 		return err
 	}
@@ -170,8 +167,14 @@ func (c *cli) pipeline(o *common, ropt render.Options, timeout time.Duration, re
 	if err != nil {
 		return fail(err)
 	}
+	if unused := render.Unused(kind, ropt, c.releaseNameSet); len(unused) > 0 {
+		return c.unusedSettings(kind, ropt.Dir, unused)
+	}
 	step = fmt.Sprintf("rendering the %s source %s", kind, ropt.Dir)
 	objs, err := render.Render(ctx, ropt)
+	if errors.Is(err, render.ErrNoSources) && c.names.plugin && !refuseEmpty {
+		objs, err = nil, nil // allow-empty: an empty directory is an empty result
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -185,7 +188,25 @@ func (c *cli) pipeline(o *common, ropt render.Options, timeout time.Duration, re
 	if ctx.Err() != nil {
 		return fail(ctx.Err())
 	}
+	if len(o.operators) == 0 && !c.names.plugin {
+		// Only on success: it must not precede an unrelated error.
+		fmt.Fprintln(c.errw, "Warning: no --operator selected; objects are rendered but not filled")
+	}
 	return manifest.Encode(c.out, objs, o.output)
+}
+
+// unusedSettings refuses settings that do nothing for this kind of source:
+// the user believes they apply.
+func (c *cli) unusedSettings(kind render.Kind, dir string, unused []string) error {
+	var parts []string
+	for _, u := range unused {
+		parts = append(parts, fmt.Sprintf("%s applies to %s only", c.names.of(u), render.Applies(u)))
+	}
+	msg := fmt.Sprintf("%s is a %s source, so these settings would do nothing: %s", dir, kind, strings.Join(parts, "; "))
+	if c.names.plugin {
+		return configError{errors.New(msg + "; remove them from the Application")}
+	}
+	return usageError{errors.New(msg + "; remove them")}
 }
 
 // warnUnservedKinds compares the selected profiles with KUBE_API_VERSIONS:

@@ -27,8 +27,11 @@ type cli struct {
 	errw  io.Writer
 
 	apiVersions []string // KUBE_API_VERSIONS, for generate's served-kind warning
-	maxInput    int64    // bytes per input file or stdin, and per render
-	limits      manifest.Limits
+	names       names    // how messages name settings: flags, or generate's parameters
+	// releaseNameSet: the release name was chosen, not defaulted
+	releaseNameSet bool
+	maxInput       int64 // bytes per input file or stdin, and per render
+	limits         manifest.Limits
 }
 
 // readLimits takes the input limits from the sidecar's environment.
@@ -132,7 +135,7 @@ func (c *cli) engineFor(o *common, refs []string) (*defaults.Engine, []*operator
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := resolveAll(st, refs, o.strict)
+	res, err := c.names.resolveAll(st, refs, o.strict)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -145,7 +148,7 @@ func (c *cli) engineFor(o *common, refs []string) (*defaults.Engine, []*operator
 	return e, res, err
 }
 
-func resolveAll(st *operators.Store, refs []string, strict bool) ([]*operators.Resolution, error) {
+func (n names) resolveAll(st *operators.Store, refs []string, strict bool) ([]*operators.Resolution, error) {
 	var res []*operators.Resolution
 	seen := map[string]string{}
 	for _, ref := range refs {
@@ -156,18 +159,18 @@ func resolveAll(st *operators.Store, refs []string, strict bool) ([]*operators.R
 			}
 			name, ver, err := operators.ParseRef(one)
 			if err != nil {
-				return nil, usageError{err}
+				return nil, n.badSetting("operators", err)
 			}
 			if prev, dup := seen[name]; dup {
 				if prev == ver {
 					continue
 				}
-				return nil, usagef("conflicting releases for %s: %s and %s; select one", name, strings.TrimPrefix(prev, "v"), strings.TrimPrefix(ver, "v"))
+				return nil, n.badSetting("operators", fmt.Errorf("conflicting releases for %s: %s and %s; select one", name, strings.TrimPrefix(prev, "v"), strings.TrimPrefix(ver, "v")))
 			}
 			seen[name] = ver
 			r, err := st.Resolve(name, ver, strict)
 			if err != nil {
-				return nil, err
+				return nil, n.resolveError(err)
 			}
 			res = append(res, r)
 		}

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 )
 
 // Origin says where a rule was written.
@@ -112,6 +113,9 @@ type AppSource struct {
 	Parameters  []HelmParameter
 	Include     string
 	Exclude     string
+	// Plugin is set when the source names the cmp-defaults plugin: audit
+	// then renders it exactly as generate does.
+	Plugin *plugin.Application
 }
 
 // HelmParameter is spec.source.helm.parameters[].
@@ -180,7 +184,9 @@ func (f *Found) addApp(o manifest.Object, spec map[string]any, field string, isS
 	if templated(destNS) {
 		destNS = ""
 	}
-	f.addSource(origin.Name, destNS, spec)
+	if err := f.addSource(origin.Name, destNS, spec); err != nil {
+		return fmt.Errorf("%s: %s %s: %v", o.Where(), origin.Kind, origin.Name, err)
+	}
 	raw, ok := spec["ignoreDifferences"]
 	if !ok || raw == nil {
 		return nil
@@ -207,7 +213,7 @@ func (f *Found) addApp(o manifest.Object, spec map[string]any, field string, isS
 	return nil
 }
 
-func (f *Found) addSource(app, ns string, spec map[string]any) {
+func (f *Found) addSource(app, ns string, spec map[string]any) error {
 	src, _ := spec["source"].(map[string]any)
 	if src == nil {
 		if l, _ := spec["sources"].([]any); len(l) > 0 {
@@ -215,7 +221,7 @@ func (f *Found) addSource(app, ns string, spec map[string]any) {
 		}
 	}
 	if src == nil {
-		return
+		return nil
 	}
 	s := AppSource{App: app, Namespace: ns}
 	s.Path, _ = src["path"].(string)
@@ -238,7 +244,24 @@ func (f *Found) addSource(app, ns string, spec map[string]any) {
 		s.Include, _ = d["include"].(string)
 		s.Exclude, _ = d["exclude"].(string)
 	}
+	if pl, _ := src["plugin"].(map[string]any); pl != nil {
+		if name, _ := pl["name"].(string); name == "cmp-defaults" || strings.HasPrefix(name, "cmp-defaults-") {
+			app := &plugin.Application{Name: app, Namespace: ns, Env: map[string]string{}}
+			if err := convert(pl["parameters"], &app.Parameters); err != nil {
+				return fmt.Errorf("spec.source.plugin.parameters: %v", err)
+			}
+			var env []struct{ Name, Value string }
+			if err := convert(pl["env"], &env); err != nil {
+				return fmt.Errorf("spec.source.plugin.env: %v", err)
+			}
+			for _, e := range env {
+				app.Env[e.Name] = e.Value
+			}
+			s.Plugin = app
+		}
+	}
 	f.Sources = append(f.Sources, s)
+	return nil
 }
 
 func asList(v any) []any {

@@ -334,8 +334,13 @@ type Resolution struct {
 // Ref is "operator@version" as written on the command line.
 func (r Resolution) Ref() string { return r.Operator + "@" + r.Requested }
 
-// ResolveError says why a release could not be resolved.
-type ResolveError struct{ Msg string }
+// ResolveError says why a release could not be resolved. Messages name no
+// flag or variable: callers add how the user changes the setting.
+type ResolveError struct {
+	Msg     string
+	Unknown bool // the operator has no profiles here
+	Strict  bool // refused only because strict mode is on
+}
 
 func (e *ResolveError) Error() string { return e.Msg }
 
@@ -358,16 +363,16 @@ func ParseRef(ref string) (name, version string, err error) {
 func (s *Store) Resolve(name, version string, strict bool) (*Resolution, error) {
 	o := s.ops[name]
 	if o == nil {
-		return nil, &ResolveError{fmt.Sprintf("unknown operator %q; known operators: %s (add your own with --profiles-dir)", name, strings.Join(s.Operators(), ", "))}
+		return nil, &ResolveError{Msg: fmt.Sprintf("unknown operator %q; known operators: %s", name, strings.Join(s.Operators(), ", ")), Unknown: true}
 	}
 	v, err := CanonicalVersion(version)
 	if err != nil {
-		return nil, &ResolveError{fmt.Sprintf("%s: %v", name, err)}
+		return nil, &ResolveError{Msg: fmt.Sprintf("%s: %v", name, err)}
 	}
 	rel := o.checked()
 	profs := o.profileVersions()
 	if len(profs) == 0 {
-		return nil, &ResolveError{fmt.Sprintf("operator %s has no profiles", name)}
+		return nil, &ResolveError{Msg: fmt.Sprintf("operator %s has no profiles", name)}
 	}
 	var chosen string
 	for _, pv := range profs {
@@ -376,7 +381,7 @@ func (s *Store) Resolve(name, version string, strict bool) (*Resolution, error) 
 		}
 	}
 	if chosen == "" {
-		return nil, &ResolveError{fmt.Sprintf("%s@%s is older than the oldest known release %s; known releases: %s to %s", name, strings.TrimPrefix(v, "v"), rel[0], rel[0], rel[len(rel)-1])}
+		return nil, &ResolveError{Msg: fmt.Sprintf("%s@%s is older than the oldest known release %s; known releases: %s to %s", name, strings.TrimPrefix(v, "v"), rel[0], rel[0], rel[len(rel)-1])}
 	}
 	res := &Resolution{Operator: name, Requested: v}
 	if _, ok := o.releases[v]; !ok && o.profiles[v] == nil {
@@ -387,7 +392,7 @@ func (s *Store) Resolve(name, version string, strict bool) (*Resolution, error) 
 			res.Warning = fmt.Sprintf("%s@%s is not a checked release; using the profile of %s, the newest at or below it. 'cmp-defaults profiles show %s' lists checked releases", name, strings.TrimPrefix(v, "v"), chosen, name)
 		}
 		if strict {
-			return nil, &ResolveError{res.Warning + " (an error because of --strict)"}
+			return nil, &ResolveError{Msg: res.Warning, Strict: true}
 		}
 	}
 	p, err := o.profiles[chosen].load()
@@ -403,7 +408,7 @@ func (s *Store) Resolve(name, version string, strict bool) (*Resolution, error) 
 func (s *Store) Releases(name string) ([]Release, error) {
 	o := s.ops[name]
 	if o == nil {
-		return nil, &ResolveError{fmt.Sprintf("unknown operator %q; known operators: %s", name, strings.Join(s.Operators(), ", "))}
+		return nil, &ResolveError{Msg: fmt.Sprintf("unknown operator %q; known operators: %s", name, strings.Join(s.Operators(), ", "))}
 	}
 	profs := o.profileVersions()
 	var out []Release
@@ -435,7 +440,7 @@ func (s *Store) ProfileFile(name, version string) (file, source string) {
 func (s *Store) Profiles(name string) ([]*Profile, error) {
 	o := s.ops[name]
 	if o == nil {
-		return nil, &ResolveError{fmt.Sprintf("unknown operator %q", name)}
+		return nil, &ResolveError{Msg: fmt.Sprintf("unknown operator %q", name)}
 	}
 	var out []*Profile
 	for _, v := range o.profileVersions() {

@@ -36,6 +36,11 @@ type Config struct {
 	AppDir   string // the working directory: the application's path
 	RepoRoot string // the unpacked repository's root
 	Warnings []string
+
+	// From names where each setting that was set came from, for messages:
+	// "parameter operators" or "plugin env CMP_DEFAULTS_OPERATORS".
+	// Keys are parameter names, plus strict, include, exclude and timeout.
+	From map[string]string
 }
 
 // DefaultTimeout keeps a run well inside Argo CD's 60 s exec timeout.
@@ -86,7 +91,7 @@ func FromEnv(environ []string, wd string) (*Config, error) {
 			env[k] = v
 		}
 	}
-	c := &Config{Timeout: DefaultTimeout}
+	c := &Config{Timeout: DefaultTimeout, From: map[string]string{}}
 
 	// Unknown names are mistakes: say so rather than ignore a typo.
 	known := map[string]bool{}
@@ -105,6 +110,15 @@ func FromEnv(environ []string, wd string) (*Config, error) {
 		}
 		v, ok := env[name]
 		return v, ok && v != ""
+	}
+	for key, name := range map[string]string{"operators": "CMP_DEFAULTS_OPERATORS", "values-files": "CMP_DEFAULTS_VALUES_FILES",
+		"values": "CMP_DEFAULTS_VALUES", "release-name": "CMP_DEFAULTS_RELEASE_NAME", "strict": "CMP_DEFAULTS_STRICT",
+		"include": "CMP_DEFAULTS_INCLUDE", "exclude": "CMP_DEFAULTS_EXCLUDE", "timeout": "CMP_DEFAULTS_TIMEOUT"} {
+		if v := env["ARGOCD_ENV_"+name]; v != "" {
+			c.From[key] = "plugin env " + name + " (the Application's spec.source.plugin.env)"
+		} else if env[name] != "" {
+			c.From[key] = "env " + name + " (the cmp-defaults sidecar container)"
+		}
 	}
 	if v, ok := lookup("CMP_DEFAULTS_OPERATORS"); ok {
 		c.Operators = splitList(v)
@@ -179,30 +193,46 @@ func (c *Config) applyParameters(raw string) error {
 		}
 		got := p.kind()
 		if got != want {
-			return fmt.Errorf("parameter %q must be a %s, got a %s", p.Name, want, got)
+			return fmt.Errorf("parameter %q must be %s, got %s", p.Name, article(want), article(got))
 		}
 		switch p.Name {
 		case "operators":
-			c.Operators = nil
+			var ops []string
 			for _, name := range sortedKeys(p.Map) {
 				v := strings.TrimSpace(p.Map[name])
 				if v == "" {
 					continue // an operator left empty in the UI is not selected
 				}
-				c.Operators = append(c.Operators, strings.TrimSpace(name)+"@"+v)
+				ops = append(ops, strings.TrimSpace(name)+"@"+v)
+			}
+			// A map whose values are all empty (the UI's suggestions left
+			// blank) sets nothing: the plugin env still applies.
+			if len(ops) > 0 {
+				c.Operators = ops
+				c.From["operators"] = "parameter operators"
 			}
 		case "values-files":
 			c.ValuesFiles = p.Array
+			if len(p.Array) > 0 {
+				c.From[p.Name] = "parameter " + p.Name
+			}
 		case "values":
 			c.Values = *p.String
+			if strings.TrimSpace(c.Values) != "" {
+				c.From[p.Name] = "parameter " + p.Name
+			}
 		case "set":
 			c.Set = nil
 			for _, k := range sortedKeys(p.Map) {
 				c.Set = append(c.Set, k+"="+p.Map[k])
 			}
+			if len(c.Set) > 0 {
+				c.From[p.Name] = "parameter " + p.Name
+			}
 		case "release-name":
 			if s := strings.TrimSpace(*p.String); s != "" {
 				c.ReleaseName = s
+				c.From[p.Name] = "parameter " + p.Name
 			}
 		case "namespace":
 			if s := strings.TrimSpace(*p.String); s != "" {
@@ -277,4 +307,12 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// article puts "a" or "an" before a type name.
+func article(s string) string {
+	if strings.IndexByte("aeiou", s[0]) >= 0 {
+		return "an " + s
+	}
+	return "a " + s
 }

@@ -28,13 +28,23 @@ func TestPrecedence(t *testing.T) {
 	}
 	want := &Config{Operators: []string{"external-secrets@2.5.0"}, ValuesFiles: []string{"v.yaml"}, Set: []string{"a=1", "b=2"},
 		ReleaseName: "dd", Namespace: "datadog", KubeVersion: "1.30", APIVersions: []string{"v1", "apps/v1/Deployment"},
-		Timeout: 10 * time.Second, AppDir: mustReal(t, app), RepoRoot: mustReal(t, root)}
+		Timeout: 10 * time.Second, AppDir: mustReal(t, app), RepoRoot: mustReal(t, root),
+		From: map[string]string{
+			"operators":    "plugin env CMP_DEFAULTS_OPERATORS (the Application's spec.source.plugin.env)",
+			"timeout":      "env CMP_DEFAULTS_TIMEOUT (the cmp-defaults sidecar container)",
+			"set":          "parameter set",
+			"values-files": "parameter values-files",
+		}}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("got  %+v\nwant %+v", c, want)
 	}
 	c, err = FromEnv([]string{"ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=a@1.0.0", `ARGOCD_APP_PARAMETERS=[{"name":"operators","map":{"b":"2.0.0","c":""}}]`}, app)
 	if err != nil || !reflect.DeepEqual(c.Operators, []string{"b@2.0.0"}) {
 		t.Fatalf("parameters must win over env and skip empty entries: %v %v", c.Operators, err)
+	}
+	c, err = FromEnv([]string{"ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=a@1.0.0", `ARGOCD_APP_PARAMETERS=[{"name":"operators","map":{"b":"","c":" "}}]`}, app)
+	if err != nil || !reflect.DeepEqual(c.Operators, []string{"a@1.0.0"}) {
+		t.Fatalf("an operators map with only empty values sets nothing: %v %v", c.Operators, err)
 	}
 }
 
@@ -56,6 +66,7 @@ func TestErrors(t *testing.T) {
 		`ARGOCD_APP_PARAMETERS=[{"name":"x","string":"1"}]`:                    `unknown parameter "x"`,
 		`ARGOCD_APP_PARAMETERS={}`:                                             "not a JSON array",
 		`ARGOCD_APP_PARAMETERS=[{"name":"operators","string":"a@1"}]`:          `parameter "operators" must be a map, got a string`,
+		`ARGOCD_APP_PARAMETERS=[{"name":"values-files","map":{"a":"1"}}]`:      `parameter "values-files" must be an array, got a map`,
 		`ARGOCD_APP_PARAMETERS=[{"name":"allow-empty","string":"yes please"}]`: "want true or false",
 		`ARGOCD_APP_PARAMETERS=[{"name":"values","bogus":1}]`:                  "not a JSON array",
 		`ARGOCD_ENV_CMP_DEFAULTS_VALUEFILES=a.yaml`:                            "unknown plugin env CMP_DEFAULTS_VALUEFILES",

@@ -1,0 +1,46 @@
+package render
+
+// Unused lists the settings of opt that a source of this kind ignores, by
+// their parameter names: values-files, values, set, set-string and
+// release-name apply to Helm charts only, include and exclude to directory
+// sources only. releaseNameSet says whether the release name was chosen by
+// the user rather than defaulted. A setting that does nothing is a mistake
+// the user should hear about: they believe the values apply.
+func Unused(kind Kind, opt Options, releaseNameSet bool) []string {
+	var out []string
+	if kind != KindHelm {
+		if len(opt.ValuesFiles) > 0 {
+			out = append(out, "values-files")
+		}
+		if opt.Values != "" {
+			out = append(out, "values")
+		}
+		if len(opt.Set) > 0 {
+			out = append(out, "set")
+		}
+		if len(opt.SetString) > 0 {
+			out = append(out, "set-string")
+		}
+		if releaseNameSet {
+			out = append(out, "release-name")
+		}
+	}
+	if kind != KindDirectory {
+		if opt.Include != "" {
+			out = append(out, "include")
+		}
+		if opt.Exclude != "" {
+			out = append(out, "exclude")
+		}
+	}
+	return out
+}
+
+// Applies says what kind of source a setting named by Unused is for.
+func Applies(setting string) string {
+	switch setting {
+	case "include", "exclude":
+		return "directory sources of plain manifests"
+	}
+	return "Helm charts"
+}
