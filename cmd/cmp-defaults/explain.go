@@ -59,6 +59,9 @@ A directory argument is rendered first (Helm, Kustomize or plain manifests, defa
 			if len(o.operators) == 0 {
 				return usagef("explain needs at least one --operator NAME@VERSION")
 			}
+			if err := c.needInput(cmd, args); err != nil {
+				return err
+			}
 			e, res, err := c.engine(&o)
 			if err != nil {
 				return err

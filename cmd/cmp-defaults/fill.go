@@ -24,12 +24,12 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 			if err := o.validate(); err != nil {
 				return err
 			}
-			e, _, err := c.engine(&o)
-			if err != nil {
+			if err := c.needInput(cmd, args); err != nil {
 				return err
 			}
-			if len(o.operators) == 0 {
-				fmt.Fprintln(c.errw, "Warning: no --operator selected; objects pass through unchanged")
+			e, res, err := c.engine(&o)
+			if err != nil {
+				return err
 			}
 			// Stream: each object is filled and encoded as soon as it is
 			// decoded; the output stays in memory until everything succeeded.
@@ -49,10 +49,14 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 				if err := fillOne(e, ob, nil); err != nil {
 					return err
 				}
+				c.warnUnserved(res, []manifest.Object{ob})
 				return enc.Encode(ob)
 			})
 			if err != nil {
 				return err
+			}
+			if len(o.operators) == 0 {
+				fmt.Fprintln(c.errw, "Warning: no --operator selected; objects pass through unchanged")
 			}
 			return enc.Close()
 		},

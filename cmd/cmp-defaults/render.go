@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
@@ -148,15 +149,29 @@ application's resources.`,
 // pipeline is render -> fill -> encode under one deadline. On a timeout it
 // says which step was running.
 func (c *cli) pipeline(o *common, ropt render.Options, timeout time.Duration, refuseEmpty bool) error {
+	objs, _, err := c.renderFill(o, ropt, timeout, refuseEmpty, nil)
+	if err != nil {
+		return err
+	}
+	if len(o.operators) == 0 && !c.names.plugin {
+		// Only on success: it must not precede an unrelated error.
+		fmt.Fprintln(c.errw, "Warning: no --operator selected; objects are rendered but not filled")
+	}
+	return manifest.Encode(c.out, objs, o.output)
+}
+
+// renderFill renders and fills as generate does; audit uses it to render an
+// Application that names the plugin. record, when set, sees every filled field.
+func (c *cli) renderFill(o *common, ropt render.Options, timeout time.Duration, refuseEmpty bool, record func(int, defaults.Filled)) ([]manifest.Object, []*operators.Resolution, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	ropt.MaxBytes = c.maxInput
 	step := "loading profiles"
-	fail := func(err error) error {
+	fail := func(err error) ([]manifest.Object, []*operators.Resolution, error) {
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
-			return fmt.Errorf("gave up after %s while %s; make the source smaller or raise %s (Argo CD kills the plugin at its own 60s deadline)", timeout, step, c.names.of("timeout"))
+			return nil, nil, fmt.Errorf("gave up after %s while %s; make the source smaller or raise %s (Argo CD kills the plugin at its own 60s deadline)", timeout, step, c.names.of("timeout"))
 		}
-		return err
+		return nil, nil, err
 	}
 	e, res, err := c.engine(o)
 	if err != nil {
@@ -168,7 +183,7 @@ func (c *cli) pipeline(o *common, ropt render.Options, timeout time.Duration, re
 		return fail(err)
 	}
 	if unused := render.Unused(kind, ropt, c.releaseNameSet); len(unused) > 0 {
-		return c.unusedSettings(kind, ropt.Dir, unused)
+		return fail(c.unusedSettings(kind, ropt.Dir, unused))
 	}
 	step = fmt.Sprintf("rendering the %s source %s", kind, ropt.Dir)
 	objs, err := render.Render(ctx, ropt)
@@ -179,20 +194,17 @@ func (c *cli) pipeline(o *common, ropt render.Options, timeout time.Duration, re
 		return fail(err)
 	}
 	if len(objs) == 0 && refuseEmpty {
-		return fmt.Errorf("the %s source %s rendered no objects; refusing to print an empty result, which with prune: true deletes every resource of the application. Set the parameter allow-empty to \"true\" if this is intended", kind, ropt.Dir)
+		return fail(fmt.Errorf("the %s source %s rendered no objects; refusing to print an empty result, which with prune: true deletes every resource of the application. Set the parameter allow-empty to \"true\" if this is intended", kind, ropt.Dir))
 	}
 	step = fmt.Sprintf("filling %d objects", len(objs))
-	if err := fillAll(e, objs, nil); err != nil {
+	if err := fillAll(e, objs, record); err != nil {
 		return fail(err)
 	}
 	if ctx.Err() != nil {
 		return fail(ctx.Err())
 	}
-	if len(o.operators) == 0 && !c.names.plugin {
-		// Only on success: it must not precede an unrelated error.
-		fmt.Fprintln(c.errw, "Warning: no --operator selected; objects are rendered but not filled")
-	}
-	return manifest.Encode(c.out, objs, o.output)
+	c.warnUnserved(res, objs)
+	return objs, res, nil
 }
 
 // unusedSettings refuses settings that do nothing for this kind of source:
@@ -207,6 +219,28 @@ func (c *cli) unusedSettings(kind render.Kind, dir string, unused []string) erro
 		return configError{errors.New(msg + "; remove them from the Application")}
 	}
 	return usageError{errors.New(msg + "; remove them")}
+}
+
+// warnUnserved warns once per apiVersion and kind that a selected release
+// does not serve while other checked releases of the operator do: the API
+// server rejects such objects.
+func (c *cli) warnUnserved(res []*operators.Resolution, objs []manifest.Object) {
+	if c.unservedSeen == nil {
+		c.unservedSeen = map[string]bool{}
+	}
+	for _, ob := range objs {
+		av, _ := ob.Data["apiVersion"].(string)
+		k, _ := ob.Data["kind"].(string)
+		if c.unservedSeen[av+" "+k] {
+			continue
+		}
+		c.unservedSeen[av+" "+k] = true
+		for _, r := range res {
+			if msg := r.Unserved(c.store, av, k); msg != "" {
+				fmt.Fprintf(c.errw, "Warning: %s: %s\n", ob.Where(), msg)
+			}
+		}
+	}
 }
 
 // warnUnservedKinds compares the selected profiles with KUBE_API_VERSIONS:

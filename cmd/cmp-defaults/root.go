@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
@@ -30,7 +31,9 @@ type cli struct {
 	names       names    // how messages name settings: flags, or generate's parameters
 	// releaseNameSet: the release name was chosen, not defaulted
 	releaseNameSet bool
-	maxInput       int64 // bytes per input file or stdin, and per render
+	store          *operators.Store // the profiles of the last engine built
+	unservedSeen   map[string]bool  // apiVersion and kind already warned about
+	maxInput       int64            // bytes per input file or stdin, and per render
 	limits         manifest.Limits
 }
 
@@ -135,6 +138,7 @@ func (c *cli) engineFor(o *common, refs []string) (*defaults.Engine, []*operator
 	if err != nil {
 		return nil, nil, err
 	}
+	c.store = st
 	res, err := c.names.resolveAll(st, refs, o.strict)
 	if err != nil {
 		return nil, nil, err
@@ -176,6 +180,23 @@ func (n names) resolveAll(st *operators.Store, refs []string, strict bool) ([]*o
 		}
 	}
 	return res, nil
+}
+
+// stdinIsTerminal is swapped in tests.
+var stdinIsTerminal = func(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// needInput refuses to wait silently for a person to type manifests: with
+// no argument and a terminal on stdin, it prints the usage (exit 2). '-'
+// still reads the terminal.
+func (c *cli) needInput(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 || !stdinIsTerminal(c.stdin) {
+		return nil
+	}
+	fmt.Fprint(c.errw, cmd.UsageString())
+	return usagef("no input: name files or directories, or '-' to read stdin")
 }
 
 // readInputs decodes the named files, or stdin for none or "-";

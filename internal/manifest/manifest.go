@@ -386,8 +386,8 @@ func typeName(v any) string {
 func TypeName(v any) string { return typeName(v) }
 
 // Encode writes objects as a YAML stream ("---" between documents) or, with
-// format "json", as one indented JSON document per object. Callers that must
-// not print a partial stream pass a buffer.
+// format "json", as kubectl does: one object alone, several as one v1 List.
+// Callers that must not print a partial stream pass a buffer.
 func Encode(w io.Writer, objs []Object, format string) error {
 	enc, err := NewEncoder(w, format)
 	if err != nil {
@@ -408,6 +408,7 @@ type Encoder struct {
 	w      io.Writer
 	format string
 	n      int
+	first  *Object // json: held until a second object makes the output a List
 }
 
 // NewEncoder writes to w; Close must be called at the end.
@@ -420,19 +421,39 @@ func NewEncoder(w io.Writer, format string) (*Encoder, error) {
 	return &Encoder{w: w, format: format}, nil
 }
 
+const (
+	listHead = "{\n  \"apiVersion\": \"v1\",\n  \"items\": [\n"
+	listTail = "\n  ],\n  \"kind\": \"List\",\n  \"metadata\": {\n    \"resourceVersion\": \"\"\n  }\n}\n"
+)
+
 // Encode writes one object.
 func (e *Encoder) Encode(o Object) error {
-	var b []byte
 	var err error
-	if e.format == "json" {
-		if b, err = json.MarshalIndent(o.Data, "", "  "); err == nil {
-			b = append(b, '\n')
+	switch {
+	case e.format != "json":
+		var b []byte
+		if b, err = marshalYAML(o.Data); err == nil && e.n > 0 {
+			_, err = io.WriteString(e.w, "---\n")
 		}
-	} else if b, err = marshalYAML(o.Data); err == nil && e.n > 0 {
-		_, err = io.WriteString(e.w, "---\n")
-	}
-	if err == nil {
-		_, err = e.w.Write(b)
+		if err == nil {
+			_, err = e.w.Write(b)
+		}
+	case e.n == 0:
+		e.first = &o
+		_, err = json.Marshal(o.Data) // report encoding errors on this object
+	case e.n == 1:
+		if _, err = io.WriteString(e.w, listHead); err == nil {
+			if err = e.item(*e.first); err != nil {
+				o = *e.first
+			} else if _, err = io.WriteString(e.w, ",\n"); err == nil {
+				err = e.item(o)
+			}
+		}
+		e.first = nil
+	default:
+		if _, err = io.WriteString(e.w, ",\n"); err == nil {
+			err = e.item(o)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %s: encoding: %w", o.Where(), o.ID(), err)
@@ -441,5 +462,33 @@ func (e *Encoder) Encode(o Object) error {
 	return nil
 }
 
+// item writes an object as an element of the List's items.
+func (e *Encoder) item(o Object) error {
+	b, err := json.MarshalIndent(o.Data, "    ", "  ")
+	if err == nil {
+		_, err = io.WriteString(e.w, "    ")
+	}
+	if err == nil {
+		_, err = e.w.Write(b)
+	}
+	return err
+}
+
 // Close finishes the stream.
-func (e *Encoder) Close() error { return nil }
+func (e *Encoder) Close() error {
+	if e.format != "json" {
+		return nil
+	}
+	if e.first != nil {
+		b, err := json.MarshalIndent(e.first.Data, "", "  ")
+		if err == nil {
+			_, err = e.w.Write(append(b, '\n'))
+		}
+		return err
+	}
+	if e.n > 1 {
+		_, err := io.WriteString(e.w, listTail)
+		return err
+	}
+	return nil
+}
