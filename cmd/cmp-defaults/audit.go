@@ -3,12 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/audit"
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
 
 func init() {
@@ -51,11 +53,11 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 			if o.output != "text" && o.output != "json" {
 				return usagef("--output %q: use text or json", o.output)
 			}
-			if len(o.operators) == 0 {
-				return usagef("audit needs at least one --operator NAME@VERSION: the operator releases running in the cluster")
-			}
-			if (o.source == "") == (len(o.manifests) == 0) {
-				return usagef("give the application's manifests with either --source DIR or --manifests FILE...")
+			switch {
+			case o.source == "" && len(o.manifests) == 0:
+				return usagef("give the application's manifests with --source DIR or --manifests FILE...")
+			case o.source != "" && len(o.manifests) > 0:
+				return usagef("give either --source DIR or --manifests FILE..., not both")
 			}
 			if len(args) == 0 && len(o.argocdCM) == 0 {
 				return usagef("name the Application or ApplicationSet files to audit (APP.yaml...), or --argocd-cm")
@@ -70,7 +72,7 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 					return err
 				}
 				if found.Apps == 0 && found.ConfigMaps == 0 {
-					return fmt.Errorf("%v: no Argo CD Application, ApplicationSet or argocd-cm ConfigMap found", args)
+					return fmt.Errorf("%s: no Argo CD Application, ApplicationSet or argocd-cm ConfigMap found", strings.Join(args, ", "))
 				}
 			}
 			for _, f := range o.argocdCM {
@@ -95,30 +97,21 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 			for _, w := range found.Warnings {
 				fmt.Fprintln(c.errw, "Warning: "+w)
 			}
-			e, res, err := c.engineFor(&o.common, o.operators)
-			if err != nil {
-				return err
+			var src *audit.AppSource
+			if len(found.Sources) > 0 {
+				src = &found.Sources[0]
 			}
-			var objs []manifest.Object
-			if o.source != "" {
-				var src *audit.AppSource
-				if len(found.Sources) > 0 {
-					src = &found.Sources[0]
-				}
-				objs, err = c.sourceObjects(o.source, o.repoRoot, src)
+			var targets []*audit.Target
+			var res []*operators.Resolution
+			var err error
+			if o.source != "" && src != nil && src.Plugin != nil {
+				// The Application names the plugin: render what generate
+				// renders for it.
+				targets, res, err = c.auditPluginSource(&o, src.Plugin)
 			} else {
-				objs, err = c.readInputs(o.manifests)
+				targets, res, err = c.auditSource(&o, src)
 			}
 			if err != nil {
-				return err
-			}
-			targets := make([]*audit.Target, len(objs))
-			for i := range objs {
-				targets[i] = &audit.Target{Object: objs[i]}
-			}
-			if err := fillAll(e, objs, func(i int, f defaults.Filled) {
-				targets[i].Filled = append(targets[i].Filled, f)
-			}); err != nil {
 				return err
 			}
 			st, err := o.store()
@@ -150,4 +143,33 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 	cmd.Flags().StringVar(&o.repoRoot, "repo-root", "", "with --source: nothing outside this directory is read (default: nearest parent with .git, else the source)")
 	cmd.Flags().StringArrayVar(&o.manifests, "manifests", nil, "the application's rendered manifests: YAML/JSON files, '-' for stdin, or directories (rendered with default settings); repeatable")
 	return cmd
+}
+
+// auditSource renders (--source) or reads (--manifests) the application's
+// manifests and fills them with the --operator releases.
+func (c *cli) auditSource(o *auditOptions, src *audit.AppSource) ([]*audit.Target, []*operators.Resolution, error) {
+	if len(o.operators) == 0 {
+		return nil, nil, usagef("audit needs at least one --operator NAME@VERSION: the operator releases running in the cluster (or an Application whose source uses plugin cmp-defaults with its operators, and --source)")
+	}
+	e, res, err := c.engineFor(&o.common, o.operators)
+	if err != nil {
+		return nil, nil, err
+	}
+	var objs []manifest.Object
+	if o.source != "" {
+		objs, err = c.sourceObjects(o.source, o.repoRoot, src)
+	} else {
+		objs, err = c.readInputs(o.manifests)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	targets := make([]*audit.Target, len(objs))
+	for i := range objs {
+		targets[i] = &audit.Target{Object: objs[i]}
+	}
+	err = fillAll(e, objs, func(i int, f defaults.Filled) {
+		targets[i].Filled = append(targets[i].Filled, f)
+	})
+	return targets, res, err
 }

@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/audit"
+	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
 )
 
@@ -66,4 +69,61 @@ func isTemplated(s string) bool {
 		}
 	}
 	return false
+}
+
+// auditPluginSource renders an Application whose source names the
+// cmp-defaults plugin exactly as generate renders it: the same
+// configuration reader over the environment argocd-cmp-server would build
+// from the Application (parameters, plugin env, name and destination), and
+// the same render and fill. --operator, when given, overrides the
+// Application's operators.
+func (c *cli) auditPluginSource(o *auditOptions, app *plugin.Application) ([]*audit.Target, []*operators.Resolution, error) {
+	abs, err := filepath.Abs(o.source)
+	if err != nil {
+		return nil, nil, err
+	}
+	if fi, err := os.Stat(abs); err != nil {
+		return nil, nil, fmt.Errorf("source %s: %v", o.source, pathErr(err))
+	} else if !fi.IsDir() {
+		return nil, nil, usagef("source %s is not a directory; pass rendered files with --manifests", o.source)
+	}
+	env, err := app.Environ()
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := plugin.FromEnv(env, abs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("Application %s, spec.source.plugin: %v", app.Name, err)
+	}
+	cfg.RepoRoot = o.repoRoot
+	if cfg.RepoRoot == "" {
+		cfg.RepoRoot = findRepoRoot(abs)
+	}
+	oc := o.common
+	if len(oc.operators) == 0 {
+		oc.operators = cfg.Operators
+		oc.strict = oc.strict || cfg.Strict
+	}
+	if len(oc.operators) == 0 {
+		return nil, nil, usagef("Application %s sets no operators for cmp-defaults (parameter operators or plugin env CMP_DEFAULTS_OPERATORS); give --operator NAME@VERSION", app.Name)
+	}
+	c.releaseNameSet = cfg.From["release-name"] != ""
+	var filled [][]defaults.Filled
+	objs, res, err := c.renderFill(&oc, cfg.RenderOptions(), cfg.Timeout, !cfg.AllowEmpty, func(i int, f defaults.Filled) {
+		for len(filled) <= i {
+			filled = append(filled, nil)
+		}
+		filled[i] = append(filled[i], f)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	targets := make([]*audit.Target, len(objs))
+	for i := range objs {
+		targets[i] = &audit.Target{Object: objs[i]}
+		if i < len(filled) {
+			targets[i].Filled = filled[i]
+		}
+	}
+	return targets, res, nil
 }
