@@ -23,6 +23,10 @@ type explainObject struct {
 	Line       int               `json:"line"`
 	Covered    bool              `json:"covered"`
 	Filled     []defaults.Filled `json:"filled"`
+	// Why nothing was filled in a covered object: "complete" (every
+	// defaulted field is set), "no-parents" (every one sits under a parent
+	// the object does not have) or "set-or-no-parents" (some of each).
+	Unfilled string `json:"unfilled,omitempty"`
 }
 
 type explainSelection struct {
@@ -76,6 +80,11 @@ A directory argument is rendered first (Helm, Kustomize or plain manifests, defa
 			}); err != nil {
 				return err
 			}
+			for i := range rep.Objects {
+				if ob := &rep.Objects[i]; ob.Covered && len(ob.Filled) == 0 {
+					ob.Unfilled = whyUnfilled(res, objs[i].Data)
+				}
+			}
 			if o.output == "json" {
 				enc := json.NewEncoder(c.out)
 				enc.SetIndent("", "  ")
@@ -108,6 +117,39 @@ func buildReport(e *defaults.Engine, res []*operators.Resolution, objs []manifes
 	return rep
 }
 
+// whyUnfilled tells why a covered object got nothing: its defaulted fields
+// are all set, or some sit under parents it does not have.
+func whyUnfilled(res []*operators.Resolution, obj map[string]any) string {
+	av, _ := obj["apiVersion"].(string)
+	k, _ := obj["kind"].(string)
+	reached, missed := 0, 0
+	for _, r := range res {
+		for _, rs := range r.Profile.Resources {
+			if rs.Kind != k || rs.APIVersion() != av {
+				continue
+			}
+			for _, d := range rs.Defaults {
+				segs, err := operators.ParsePath(d.Path)
+				if err != nil {
+					continue
+				}
+				if parents, _ := operators.Reach(obj, segs); parents == 0 {
+					missed++
+				} else {
+					reached++
+				}
+			}
+		}
+	}
+	switch {
+	case missed > 0 && reached == 0:
+		return "no-parents"
+	case missed > 0:
+		return "set-or-no-parents"
+	}
+	return "complete"
+}
+
 // writeSelections prints the operator releases in force, one comment line each.
 func writeSelections(w io.Writer, sels []explainSelection) {
 	for _, s := range sels {
@@ -123,7 +165,7 @@ func writeHeading(w io.Writer, apiVersion, kind, namespace, name, source string,
 	if namespace != "" {
 		name = namespace + "/" + name
 	}
-	fmt.Fprintf(w, "\n%s %s %s  (%s: document %d, line %d)\n", apiVersion, kind, name, source, doc, line)
+	fmt.Fprintf(w, "\n%s %s %s  (%s)\n", apiVersion, kind, name, manifest.Location(source, doc, line))
 }
 
 func writeExplain(w io.Writer, rep *explainReport) {
@@ -135,6 +177,12 @@ func writeExplain(w io.Writer, rep *explainReport) {
 		case !ob.Covered:
 			other++
 			fmt.Fprintln(w, "  no selected profile has rules for this kind: passed through")
+		case len(ob.Filled) == 0 && ob.Unfilled == "no-parents":
+			complete++
+			fmt.Fprintln(w, "  nothing to fill: every defaulted field sits under a field this object does not have (admission adds nothing there either)")
+		case len(ob.Filled) == 0 && ob.Unfilled == "set-or-no-parents":
+			complete++
+			fmt.Fprintln(w, "  nothing to fill: the defaulted fields are either set already or under fields this object does not have (admission adds nothing there either)")
 		case len(ob.Filled) == 0:
 			complete++
 			fmt.Fprintln(w, "  nothing to fill: every defaulted field is already set")
@@ -148,5 +196,5 @@ func writeExplain(w io.Writer, rep *explainReport) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "\n%d object(s): %d filled (%d field(s)), %d already complete, %d not covered by the selected profiles\n", len(rep.Objects), filled, fields, complete, other)
+	fmt.Fprintf(w, "\n%d object(s): %d filled (%d field(s)), %d with nothing to fill, %d not covered by the selected profiles\n", len(rep.Objects), filled, fields, complete, other)
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 )
 
 // maxLines bounds the fields listed per check in text output.
@@ -45,7 +47,7 @@ func WriteText(w io.Writer, rep *Report) {
 		}
 		where := map[string]string{}
 		for _, m := range rr.Matched {
-			where[m.Object] = fmt.Sprintf("%s: document %d, line %d", m.Source, m.Document, m.Line)
+			where[m.Object] = manifest.Location(m.Source, m.Document, m.Line)
 		}
 		if len(rr.Checks) == 0 {
 			fmt.Fprintln(w, "  (no jsonPointers, jqPathExpressions or managedFieldsManagers: the rule does nothing)")

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 )
 
 func js(v any) string {
@@ -89,7 +91,7 @@ func WriteObjects(w io.Writer, r *ObjectsReport) {
 	fmt.Fprintf(w, "%s -> %s\n", r.From.long(), r.To.long())
 	appear, disappear, change := 0, 0, 0
 	for _, o := range r.Objects {
-		fmt.Fprintf(w, "\n%s  (%s: document %d, line %d)\n", o.Object, o.Source, o.Document, o.Line)
+		fmt.Fprintf(w, "\n%s  (%s)\n", o.Object, manifest.Location(o.Source, o.Document, o.Line))
 		for _, c := range o.Changes {
 			switch c.Change {
 			case Appears:

@@ -28,6 +28,9 @@ type Object struct {
 
 // Where says where the object came from, for error messages.
 func (o Object) Where() string {
+	if o.Line == 0 { // no line in the source file, e.g. a kustomize build
+		return fmt.Sprintf("%s: document %d", o.Source, o.Doc)
+	}
 	return fmt.Sprintf("%s: document %d (line %d)", o.Source, o.Doc, o.Line)
 }
 
@@ -44,6 +47,15 @@ func (o Object) ID() string {
 	av, _ := o.Data["apiVersion"].(string)
 	k, _ := o.Data["kind"].(string)
 	return fmt.Sprintf("%s %s %s", av, k, name)
+}
+
+// Location names a document for reports: "file: document 2, line 14", or
+// without the line when there is none.
+func Location(source string, doc, line int) string {
+	if line == 0 {
+		return fmt.Sprintf("%s: document %d", source, doc)
+	}
+	return fmt.Sprintf("%s: document %d, line %d", source, doc, line)
 }
 
 // Error is a decode error with its location.

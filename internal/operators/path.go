@@ -166,3 +166,45 @@ func Lookup(x any, p []any) (any, bool) {
 	}
 	return x, true
 }
+
+// Reach counts where the default path segs could apply in obj: parents is
+// how many parent objects of the field exist, set how many of them already
+// hold it. A default whose parent is absent is added by nobody: admission
+// defaults only inside objects that exist.
+func Reach(obj any, segs []Seg) (parents, set int) {
+	if len(segs) == 0 {
+		return 0, 0
+	}
+	var walk func(x any, rest []Seg)
+	walk = func(x any, rest []Seg) {
+		if len(rest) == 1 {
+			m, ok := x.(map[string]any)
+			if !ok || rest[0].Iter {
+				return
+			}
+			parents++
+			if v, ok := m[rest[0].Name]; ok && v != nil {
+				set++
+			}
+			return
+		}
+		switch v := x.(type) {
+		case map[string]any:
+			if rest[0].Iter {
+				for _, e := range v {
+					walk(e, rest[1:])
+				}
+			} else if c, ok := v[rest[0].Name]; ok {
+				walk(c, rest[1:])
+			}
+		case []any:
+			if rest[0].Iter {
+				for _, e := range v {
+					walk(e, rest[1:])
+				}
+			}
+		}
+	}
+	walk(obj, segs)
+	return parents, set
+}

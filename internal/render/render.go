@@ -115,7 +115,13 @@ func Render(ctx context.Context, opt Options) ([]manifest.Object, error) {
 	case KindHelm:
 		return renderHelm(ctx, opt)
 	case KindKustomize:
-		return renderKustomize(ctx, opt)
+		objs, err := renderKustomize(ctx, opt)
+		// Lines would count in kustomize's output stream, not in the
+		// kustomization file the objects are attributed to: give none.
+		for i := range objs {
+			objs[i].Line = 0
+		}
+		return objs, err
 	default:
 		return renderDirectory(ctx, opt)
 	}
