@@ -230,8 +230,27 @@ func isJSON(data []byte) bool {
 	return len(t) > 0 && t[0] == '{'
 }
 
+// quotedKey reports whether data starts like a JSON object: '{' then a
+// quoted key or '}'.
+func quotedKey(data []byte) bool {
+	t := bytes.TrimLeft(bytes.TrimLeft(data, " \t\r\n")[1:], " \t\r\n")
+	return len(t) > 0 && (t[0] == '"' || t[0] == '}')
+}
+
 func eachJSON(source string, data []byte, lim Limits, fn func(Object) error) error {
 	objs, err := decodeJSONStream(source, data, lim)
+	if e, ok := err.(*Error); ok && strings.HasPrefix(e.Msg, "malformed JSON") && !quotedKey(data) {
+		// YAML may start with '{' too (a flow mapping, a template left
+		// unrendered): read it as YAML, whose error is the one that helps.
+		// Text starting with {" stays JSON.
+		doc := 0
+		for _, c := range split(data) {
+			if err := yamlChunk(source, &doc, c, lim, fn); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if err != nil {
 		return err
 	}

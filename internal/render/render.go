@@ -123,8 +123,24 @@ func Render(ctx context.Context, opt Options) ([]manifest.Object, error) {
 		}
 		return objs, err
 	default:
-		return renderDirectory(ctx, opt)
+		objs, err := renderDirectory(ctx, opt)
+		if err != nil {
+			err = chartHint(dir, err)
+		}
+		return objs, err
 	}
+}
+
+// chartHint adds to a directory source's error that the directory looks
+// like a Helm chart without its Chart.yaml (a chart's source such as
+// cert-manager's Chart.template.yaml, or a misnamed Chart.yml).
+func chartHint(dir string, err error) error {
+	for _, name := range []string{"Chart.template.yaml", "Chart.yml", "chart.yaml"} {
+		if isFile(filepath.Join(dir, name)) {
+			return fmt.Errorf("%w\n(no Chart.yaml found, so this directory was read as plain manifests; %s is not a chart file: Helm reads only Chart.yaml. If this is a chart's source, generate or rename its Chart.yaml first)", err, name)
+		}
+	}
+	return err
 }
 
 // resolveRoots makes root and dir absolute and free of symbolic links, and
