@@ -45,6 +45,9 @@ func (c *cli) profilesList() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			for _, w := range st.Warnings {
+				fmt.Fprintln(c.errw, "Warning: "+w)
+			}
 			sums := st.Summaries()
 			if o.output == "json" {
 				return writeJSON(c.out, sums)
@@ -153,16 +156,28 @@ profile that exists and is the newest at or below it.`,
 			opt := operators.LoadOptions{Embedded: profiles.FS}
 			where := "shipped profiles"
 			if len(args) == 1 {
-				opt = operators.LoadOptions{Dirs: args}
+				opt = operators.LoadOptions{Dirs: args, KeepGoing: true}
 				where = args[0]
 			}
 			st, err := operators.Load(opt)
 			if err != nil {
 				return err
 			}
-			n, err := operators.Lint(st)
-			if err != nil {
-				return err
+			for _, w := range st.Warnings {
+				fmt.Fprintln(c.errw, "Warning: "+w)
+			}
+			n, errs := operators.Lint(st)
+			if len(errs) > 0 {
+				for _, e := range errs[:len(errs)-1] {
+					fmt.Fprintln(c.errw, "Error: "+e.Error())
+				}
+				if len(errs) == 1 {
+					return errs[0]
+				}
+				return fmt.Errorf("%v\n%s: %d problem(s)", errs[len(errs)-1], where, len(errs))
+			}
+			if n == 0 && len(args) == 1 {
+				return fmt.Errorf("%s: no profiles found", where)
 			}
 			fmt.Fprintf(c.out, "%s: %d operator(s), %d profile(s): ok\n", where, len(st.Operators()), n)
 			return nil

@@ -139,6 +139,9 @@ func (c *cli) engineFor(o *common, refs []string) (*defaults.Engine, []*operator
 		return nil, nil, err
 	}
 	c.store = st
+	for _, w := range st.Warnings {
+		fmt.Fprintln(c.errw, "Warning: "+w)
+	}
 	res, err := c.names.resolveAll(st, refs, o.strict)
 	if err != nil {
 		return nil, nil, err

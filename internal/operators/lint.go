@@ -4,17 +4,20 @@ import "fmt"
 
 // Lint loads every profile in the store and checks each index against the
 // profiles: an indexed release must point at a profile that exists and is
-// the newest at or below it. It returns how many profiles were read.
-func Lint(s *Store) (int, error) {
+// the newest at or below it. It returns how many profiles were read and
+// every problem found, the store's own load problems first.
+func Lint(s *Store) (int, []error) {
 	n := 0
+	errs := append([]error{}, s.Problems...)
 	for _, name := range s.Operators() {
 		ps, err := s.Profiles(name)
 		if err != nil {
-			return n, err
+			errs = append(errs, err)
+			continue
 		}
 		for _, p := range ps {
 			if p.Operator != name {
-				return n, &LintError{File: p.File, Line: 1, Msg: fmt.Sprintf("operator %q does not match its directory %q", p.Operator, name)}
+				errs = append(errs, &LintError{File: p.File, Line: 1, Msg: fmt.Sprintf("operator %q does not match its directory %q", p.Operator, name)})
 			}
 		}
 		n += len(ps)
@@ -23,7 +26,8 @@ func Lint(s *Store) (int, error) {
 			versions := o.profileVersions()
 			for _, r := range ix.Releases {
 				if o.profiles[r.Profile] == nil {
-					return n, &LintError{File: ix.File, Msg: fmt.Sprintf("release %s points at profile %s, which does not exist", r.Version, r.Profile)}
+					errs = append(errs, &LintError{File: ix.File, Msg: fmt.Sprintf("release %s points at profile %s, which does not exist", r.Version, r.Profile)})
+					continue
 				}
 				want := ""
 				for _, v := range versions {
@@ -32,10 +36,10 @@ func Lint(s *Store) (int, error) {
 					}
 				}
 				if want != r.Profile {
-					return n, &LintError{File: ix.File, Msg: fmt.Sprintf("release %s points at profile %s, but the newest profile at or below it is %s", r.Version, r.Profile, want)}
+					errs = append(errs, &LintError{File: ix.File, Msg: fmt.Sprintf("release %s points at profile %s, but the newest profile at or below it is %s", r.Version, r.Profile, want)})
 				}
 			}
 		}
 	}
-	return n, nil
+	return n, errs
 }

@@ -95,7 +95,7 @@ releases:
 	if _, err := st.Resolve("nope", "1.0.0", false); err == nil || !strings.Contains(err.Error(), "known operators: acme") {
 		t.Errorf("unknown operator: %v", err)
 	}
-	if n, err := Lint(st); err != nil || n != 2 {
-		t.Errorf("lint: %d %v", n, err)
+	if n, errs := Lint(st); len(errs) > 0 || n != 2 {
+		t.Errorf("lint: %d %v", n, errs)
 	}
 }

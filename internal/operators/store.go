@@ -18,6 +18,13 @@ const Shipped = "shipped"
 // the embedded set and user directories. Profiles are parsed on first use.
 type Store struct {
 	ops map[string]*operator
+	// Warnings name files of user directories that were skipped because
+	// they are not cmp-defaults files (a kustomization.yaml beside a
+	// ConfigMap's files).
+	Warnings []string
+	// Problems are the errors of every bad file when LoadOptions.KeepGoing
+	// is set (profiles lint reports them all).
+	Problems []error
 }
 
 type operator struct {
@@ -67,6 +74,9 @@ func (r *profileRef) display() string {
 type LoadOptions struct {
 	Embedded fs.FS    // shipped profiles, laid out <operator>/<version>.yaml and <operator>/index.yaml
 	Dirs     []string // user directories, searched recursively; any file layout
+	// KeepGoing collects the errors of bad files in Store.Problems instead
+	// of failing on the first.
+	KeepGoing bool
 }
 
 // Load builds a store. Shipped files are listed, not parsed; user files are
@@ -80,7 +90,7 @@ func Load(opt LoadOptions) (*Store, error) {
 	}
 	seen := map[string]string{} // operator@version -> user file
 	for _, dir := range opt.Dirs {
-		if err := s.addDir(dir, seen); err != nil {
+		if err := s.addDir(dir, seen, opt.KeepGoing); err != nil {
 			return nil, err
 		}
 	}
@@ -143,7 +153,7 @@ func (o *operator) addIndex(ix *Index) {
 	}
 }
 
-func (s *Store) addDir(dir string, seen map[string]string) error {
+func (s *Store) addDir(dir string, seen map[string]string, keepGoing bool) error {
 	info, err := os.Stat(dir)
 	if err != nil {
 		return fmt.Errorf("profiles directory %s: %v", dir, err)
@@ -182,40 +192,54 @@ func (s *Store) addDir(dir string, seen map[string]string) error {
 		return fmt.Errorf("profiles directory %s: %v", dir, err)
 	}
 	for _, f := range files {
-		data, err := readProfileFile(realDir, f)
-		if err != nil {
-			return err
-		}
-		h, err := readHeader(f, data)
-		if err != nil {
-			return err
-		}
-		src := "user:" + dir
-		if h.Kind == KindIndex {
-			ix, err := ParseIndex(f, data)
-			if err != nil {
+		if err := s.addFile(dir, realDir, f, seen); err != nil {
+			if !keepGoing {
 				return err
 			}
-			o := s.op(ix.Operator)
-			o.sources[src] = true
-			o.addIndex(ix)
-			continue
+			s.Problems = append(s.Problems, err)
 		}
-		p, err := ParseProfile(f, data)
+	}
+	return nil
+}
+
+func (s *Store) addFile(dir, realDir, f string, seen map[string]string) error {
+	data, err := readProfileFile(realDir, f)
+	if err != nil {
+		return err
+	}
+	h, err := readHeader(f, data)
+	if err != nil {
+		if !strings.HasPrefix(h.APIVersion, "cmp-defaults.io/") {
+			// Not ours at all: a kustomization or the like beside the profiles.
+			s.Warnings = append(s.Warnings, fmt.Sprintf("skipping %s: not a cmp-defaults profile (apiVersion %q, kind %q)", f, h.APIVersion, h.Kind))
+			return nil
+		}
+		return err
+	}
+	src := "user:" + dir
+	if h.Kind == KindIndex {
+		ix, err := ParseIndex(f, data)
 		if err != nil {
 			return err
 		}
-		key := p.Operator + "@" + p.Version
-		if prev, dup := seen[key]; dup {
-			return fmt.Errorf("%s and %s both define %s: keep one", prev, f, key)
-		}
-		seen[key] = f
-		p.Source = src
-		o := s.op(p.Operator)
+		o := s.op(ix.Operator)
 		o.sources[src] = true
-		ref := &profileRef{version: p.Version, file: f, source: src, p: p}
-		o.profiles[p.Version] = ref
+		o.addIndex(ix)
+		return nil
 	}
+	p, err := ParseProfile(f, data)
+	if err != nil {
+		return err
+	}
+	key := p.Operator + "@" + p.Version
+	if prev, dup := seen[key]; dup {
+		return fmt.Errorf("%s and %s both define %s: keep one", prev, f, key)
+	}
+	seen[key] = f
+	p.Source = src
+	o := s.op(p.Operator)
+	o.sources[src] = true
+	o.profiles[p.Version] = &profileRef{version: p.Version, file: f, source: src, p: p}
 	return nil
 }
 
