@@ -25,6 +25,10 @@ CRD schema defaults (generated from CRDs) and known webhook defaults (written by
 learned from a cluster's admission with 'profiles learn').
 Shipped profiles are built in; add or override them with --profiles-dir or
 $CMP_DEFAULTS_PROFILES_DIR.`,
+		Example: `  cmp-defaults profiles list
+  cmp-defaults profiles show external-secrets@2.5.0
+  cmp-defaults profiles lint ./my-profiles
+  cmp-defaults profiles extract --operator my-operator@1.4.2 crds/ --write ./my-profiles`,
 	}
 	cmd.AddCommand(c.profilesList(), c.profilesShow(), c.profilesLint(), c.withFromCluster(c.profilesExtract()), c.profilesLearn())
 	return cmd
@@ -189,15 +193,16 @@ profile that exists and is the newest at or below it.`,
 func (c *cli) profilesExtract() *cobra.Command {
 	var op, ver, dir string
 	cmd := &cobra.Command{
-		Use:   "extract --operator NAME --version V CRD.yaml...",
+		Use:   "extract --operator NAME@VERSION CRD.yaml...",
 		Short: "Write a profile from CRD files (served versions' schema defaults)",
 		Long: `Extract reads CustomResourceDefinitions (multi-document files; other kinds are ignored)
 and writes a profile with the schema defaults of every served version. Defaults under
 .status are left out: the API server drops status on create when the status subresource
 is on, and status belongs to the controller.`,
-		Example: `  cmp-defaults profiles extract --operator my-operator --version 1.4.2 crds/*.yaml > my-operator-1.4.2.yaml
+		Example: `  cmp-defaults profiles extract --operator my-operator@1.4.2 crds/*.yaml > my-operator-1.4.2.yaml
   cmp-defaults profiles extract --operator my-operator --version 1.4.2 --write ./my-profiles crds/`,
-		Args: cobra.MinimumNArgs(1),
+		Args:    cobra.MinimumNArgs(1),
+		PreRunE: func(cmd *cobra.Command, _ []string) error { return splitOperatorRef(cmd) },
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if op == "" || ver == "" {
 				return usagef("extract needs --operator NAME and --version V")
@@ -228,8 +233,8 @@ is on, and status belongs to the controller.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&op, "operator", "", "operator name (lower case), e.g. external-secrets")
-	f.StringVar(&ver, "version", "", "operator release the CRDs belong to, e.g. 2.5.0")
+	f.StringVar(&op, "operator", "", "operator name (lower case), or NAME@VERSION as elsewhere, e.g. external-secrets@2.5.0")
+	f.StringVar(&ver, "version", "", "operator release the CRDs belong to, e.g. 2.5.0 (or give --operator NAME@VERSION)")
 	f.StringVar(&dir, "write", "", "write DIR/OPERATOR/VERSION.yaml instead of printing")
 	return cmd
 }
@@ -263,6 +268,23 @@ func (c *cli) writeExtracted(op, ver string, crds []apiextv1.CustomResourceDefin
 	}
 	fmt.Fprintf(c.errw, "wrote %s: %d kind version(s), %d default(s), %s\n", target, len(p.Resources), n, from)
 	return nil
+}
+
+// splitOperatorRef lets --operator take NAME@VERSION, as every other
+// command does, in place of --operator NAME --version VERSION.
+func splitOperatorRef(cmd *cobra.Command) error {
+	op, _ := cmd.Flags().GetString("operator")
+	name, v, ok := strings.Cut(op, "@")
+	if !ok {
+		return nil
+	}
+	if cur, _ := cmd.Flags().GetString("version"); cur != "" && strings.TrimPrefix(cur, "v") != strings.TrimPrefix(v, "v") {
+		return usagef("--operator %s and --version %s name different releases; give one", op, cur)
+	}
+	if err := cmd.Flags().Set("operator", name); err != nil {
+		return err
+	}
+	return cmd.Flags().Set("version", v)
 }
 
 func writeJSON(w interface{ Write([]byte) (int, error) }, v any) error {

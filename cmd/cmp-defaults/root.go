@@ -78,6 +78,9 @@ taken from versioned operator profiles. Desired state then equals what the clust
 and Argo CD shows no drift without ignoreDifferences.
 
 It runs as an Argo CD Config Management Plugin ('generate') and as a local CLI.`,
+		Example: `  cmp-defaults render --operator external-secrets@2.5.0 examples/plain
+  cmp-defaults explain --operator external-secrets@2.5.0 examples/plain/externalsecret.yaml
+  cmp-defaults audit app.yaml --source examples/plain --operator external-secrets@2.5.0`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -86,6 +89,9 @@ It runs as an Argo CD Config Management Plugin ('generate') and as a local CLI.`
 		root.AddCommand(add(c))
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.Version = buildVersion()
+	root.SetVersionTemplate("cmp-defaults {{.Version}}\n")
+	c.addCompletion(root)
 	return root
 }
 

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/profiles"
+)
+
+// addCompletion sets up shell completion: the completion command gets
+// examples, and every --operator flag completes operator names and, after
+// NAME@, the checked releases.
+func (c *cli) addCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, sub := range root.Commands() {
+		if sub.Name() == "completion" {
+			sub.Example = `  # bash, this session:
+  source <(cmp-defaults completion bash)
+  # zsh, every session:
+  cmp-defaults completion zsh > "${fpath[1]}/_cmp-defaults"
+  # fish:
+  cmp-defaults completion fish > ~/.config/fish/completions/cmp-defaults.fish`
+		}
+	}
+	releaseArgs := func(n int) cobra.CompletionFunc {
+		return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if len(args) >= n {
+				return nil, cobra.ShellCompDirectiveDefault // files and directories
+			}
+			return completeOperators(profileDirsOf(cmd.Flags()), toComplete, true)
+		}
+	}
+	var walk func(cmd *cobra.Command)
+	walk = func(cmd *cobra.Command) {
+		if f := cmd.Flags().Lookup("operator"); f != nil {
+			withRelease := f.Value.Type() == "stringArray"
+			_ = cmd.RegisterFlagCompletionFunc("operator", func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+				return completeOperators(profileDirsOf(cmd.Flags()), toComplete, withRelease)
+			})
+		}
+		switch cmd.CommandPath() {
+		case "cmp-defaults diff-releases":
+			cmd.ValidArgsFunction = releaseArgs(2)
+		case "cmp-defaults profiles show":
+			cmd.ValidArgsFunction = releaseArgs(1)
+		}
+		for _, sub := range cmd.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+func profileDirsOf(fs *pflag.FlagSet) []string {
+	o := common{}
+	if dirs, err := fs.GetStringArray("profiles-dir"); err == nil {
+		o.profileDirs = dirs
+	}
+	return o.dirs()
+}
+
+// completeOperators offers "NAME@" for names, then "NAME@VERSION" for the
+// checked releases of NAME, newest first.
+func completeOperators(dirs []string, toComplete string, withRelease bool) ([]string, cobra.ShellCompDirective) {
+	st, err := operators.Load(operators.LoadOptions{Embedded: profiles.FS, Dirs: dirs})
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	// Repeated values may be comma-separated: complete the last one.
+	prefix := ""
+	if i := strings.LastIndexByte(toComplete, ','); i >= 0 {
+		prefix, toComplete = toComplete[:i+1], toComplete[i+1:]
+	}
+	if name, _, ok := strings.Cut(toComplete, "@"); ok && withRelease {
+		rels, err := st.Releases(name)
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []string
+		for i := len(rels) - 1; i >= 0; i-- {
+			out = append(out, prefix+name+"@"+strings.TrimPrefix(rels[i].Version, "v"))
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
+	}
+	var out []string
+	for _, n := range st.Operators() {
+		if withRelease {
+			out = append(out, prefix+n+"@")
+		} else {
+			out = append(out, n)
+		}
+	}
+	d := cobra.ShellCompDirectiveNoFileComp
+	if withRelease {
+		d |= cobra.ShellCompDirectiveNoSpace
+	}
+	return out, d
+}
