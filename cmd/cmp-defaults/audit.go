@@ -58,6 +58,8 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 				return usagef("give the application's manifests with --source DIR or --manifests FILE...")
 			case o.source != "" && len(o.manifests) > 0:
 				return usagef("give either --source DIR or --manifests FILE..., not both")
+			case o.source != "" && c.src != nil && c.src.given():
+				return usagef("-f/--values, --set*, -n and --release-name apply to --manifests DIR; --source renders with the Application's own settings")
 			}
 			if len(args) == 0 && len(o.argocdCM) == 0 {
 				return usagef("name the Application or ApplicationSet files to audit (APP.yaml...), or --argocd-cm")
@@ -135,6 +137,7 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 		},
 	}
 	addCommon(cmd, &o.common)
+	c.addSourceFlags(cmd)
 	o.output = "text"
 	cmd.Flags().Lookup("output").Usage = "output format: text or json"
 	cmd.Flags().Lookup("output").DefValue = "text"

@@ -50,6 +50,8 @@ type checkOptions struct {
 	values      []string
 	set         []string
 	setString   []string
+	setJSON     []string
+	setFile     []string
 	releaseName string
 	kubeVersion string
 	apiVersions []string
@@ -107,9 +109,11 @@ func addClusterSource(cmd *cobra.Command, o *checkOptions) {
 	f.StringVar(&o.fieldManager, "field-manager", "argocd-controller", "field manager of the dry-run applies")
 	f.BoolVar(&o.allKinds, "all-kinds", false, "include built-in kinds (core, apps, *.k8s.io, ...), skipped by default")
 	f.StringVar(&o.repoRoot, "repo-root", "", "repository root for a DIR source; nothing outside it is read (default: DIR)")
-	f.StringArrayVar(&o.values, "values", nil, "Helm values file, relative to DIR (repeatable)")
+	f.StringArrayVarP(&o.values, "values", "f", nil, "Helm values file, relative to DIR (repeatable)")
 	f.StringArrayVar(&o.set, "set", nil, "Helm value K=V (repeatable)")
 	f.StringArrayVar(&o.setString, "set-string", nil, "Helm string value K=V (repeatable)")
+	f.StringArrayVar(&o.setJSON, "set-json", nil, "Helm JSON value K=JSON, or a JSON object (repeatable, like helm --set-json)")
+	f.StringArrayVar(&o.setFile, "set-file", nil, "Helm value K=FILE: the file's text (repeatable, like helm --set-file)")
 	f.StringVar(&o.releaseName, "release-name", "", "Helm release name (default: the base name of DIR)")
 	f.StringVar(&o.kubeVersion, "kube-version", "", "Helm .Capabilities.KubeVersion (default: the cluster's version)")
 	f.StringSliceVar(&o.apiVersions, "api-versions", nil, "Helm .Capabilities.APIVersions (default: what the cluster serves)")
@@ -285,7 +289,7 @@ func (c *cli) checkInputs(ctx context.Context, o *checkOptions, cl *cluster.Clie
 		}
 		opt := render.Options{
 			Dir: a, RepoRoot: o.repoRoot,
-			ValuesFiles: o.values, Set: o.set, SetString: o.setString,
+			ValuesFiles: o.values, Set: o.set, SetString: o.setString, SetJSON: o.setJSON, SetFile: o.setFile,
 			ReleaseName: o.releaseName, Namespace: ns,
 			KubeVersion: o.kubeVersion, APIVersions: o.apiVersions,
 		}

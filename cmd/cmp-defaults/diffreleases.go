@@ -100,6 +100,7 @@ mistakes.`,
 	f.StringArrayVar(&o.profileDirs, "profiles-dir", nil, "directory of extra or overriding profiles (repeatable; default from $CMP_DEFAULTS_PROFILES_DIR, colon-separated)")
 	f.BoolVar(&o.strict, "strict", false, "fail instead of warning when a release was not checked (newer or unknown patch)")
 	f.StringVarP(&o.output, "output", "o", "text", "output format: text or json")
+	c.addSourceFlags(cmd)
 	return cmd
 }
 

@@ -95,6 +95,7 @@ A directory argument is rendered first (Helm, Kustomize or plain manifests, defa
 		},
 	}
 	addCommon(cmd, &o)
+	c.addSourceFlags(cmd)
 	o.output = "text"
 	cmd.Flags().Lookup("output").Usage = "output format: text or json"
 	cmd.Flags().Lookup("output").DefValue = "text"

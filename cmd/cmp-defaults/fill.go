@@ -62,6 +62,7 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 		},
 	}
 	addCommon(cmd, &o)
+	c.addSourceFlags(cmd)
 	return cmd
 }
 

@@ -17,6 +17,7 @@ type names struct {
 
 var flagNames = map[string]string{
 	"operators": "--operator", "values-files": "--values", "set": "--set", "set-string": "--set-string",
+	"set-json": "--set-json", "set-file": "--set-file",
 	"release-name": "--release-name", "include": "--include", "exclude": "--exclude", "strict": "--strict",
 	"timeout": "--timeout",
 }

@@ -26,6 +26,8 @@ type renderFlags struct {
 	values      []string
 	set         []string
 	setString   []string
+	setJSON     []string
+	setFile     []string
 	releaseName string
 	namespace   string
 	kubeVersion string
@@ -71,7 +73,7 @@ Nothing outside the repository root (the nearest parent with .git, or --repo-roo
 				name = filepath.Base(abs)
 			}
 			ropt := render.Options{Dir: abs, RepoRoot: root, Include: rf.include, Exclude: rf.exclude,
-				ValuesFiles: rf.values, Set: rf.set, SetString: rf.setString, ReleaseName: name,
+				ValuesFiles: rf.values, Set: rf.set, SetString: rf.setString, SetJSON: rf.setJSON, SetFile: rf.setFile, ReleaseName: name,
 				Namespace: rf.namespace, KubeVersion: rf.kubeVersion, APIVersions: splitAll(rf.apiVersions)}
 			c.releaseNameSet = rf.releaseName != ""
 			return c.pipeline(&o, ropt, rf.timeout, false)
@@ -82,6 +84,8 @@ Nothing outside the repository root (the nearest parent with .git, or --repo-roo
 	f.StringArrayVarP(&rf.values, "values", "f", nil, "Helm values file relative to DIR (repeatable; must stay inside the repository)")
 	f.StringArrayVar(&rf.set, "set", nil, "Helm value KEY=VALUE (repeatable, like helm --set)")
 	f.StringArrayVar(&rf.setString, "set-string", nil, "Helm string value KEY=VALUE (repeatable, like helm --set-string)")
+	f.StringArrayVar(&rf.setJSON, "set-json", nil, "Helm JSON value KEY=JSON, or a JSON object (repeatable, like helm --set-json)")
+	f.StringArrayVar(&rf.setFile, "set-file", nil, "Helm value KEY=FILE: the file's text, path as for --values (repeatable, like helm --set-file)")
 	f.StringVar(&rf.releaseName, "release-name", "", "Helm release name (default: the directory's name)")
 	f.StringVarP(&rf.namespace, "namespace", "n", "", "Helm release namespace (.Release.Namespace)")
 	f.StringVar(&rf.kubeVersion, "kube-version", "", "Kubernetes version for .Capabilities.KubeVersion, e.g. 1.34.0")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +15,6 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
-	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
 	"github.com/cmp-defaults/cmp-defaults/profiles"
 )
@@ -33,6 +31,7 @@ type cli struct {
 	releaseNameSet bool
 	store          *operators.Store // the profiles of the last engine built
 	unservedSeen   map[string]bool  // apiVersion and kind already warned about
+	src            *sourceFlags     // Helm settings for directory arguments
 	maxInput       int64            // bytes per input file or stdin, and per render
 	limits         manifest.Limits
 }
@@ -227,7 +226,7 @@ func (c *cli) eachInput(args []string, fn func(manifest.Object) error) error {
 	}
 	for _, a := range args {
 		if fi, statErr := os.Stat(a); a != "-" && statErr == nil && fi.IsDir() {
-			objs, err := renderDir(a, c.maxInput)
+			objs, err := c.renderDir(a)
 			if err != nil {
 				return err
 			}
@@ -255,18 +254,6 @@ func (c *cli) eachInput(args []string, fn func(manifest.Object) error) error {
 		}
 	}
 	return nil
-}
-
-// renderDir renders a source directory with default settings (release name
-// = directory name); 'render' offers every setting.
-func renderDir(dir string, maxBytes int64) ([]manifest.Object, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), plugin.DefaultTimeout)
-	defer cancel()
-	return render.Render(ctx, render.Options{Dir: abs, RepoRoot: findRepoRoot(abs), ReleaseName: filepath.Base(abs), MaxBytes: maxBytes})
 }
 
 // openInput opens an input file, refusing directories and files over the

@@ -209,7 +209,8 @@ func (s *Store) addFile(dir, realDir, f string, seen map[string]string) error {
 	}
 	h, err := readHeader(f, data)
 	if err != nil {
-		if !strings.HasPrefix(h.APIVersion, "cmp-defaults.io/") {
+		// Valid YAML that is not ours at all (invalid YAML stays an error).
+		if le, ok := err.(*LintError); ok && le.Line == 1 && !strings.HasPrefix(h.APIVersion, "cmp-defaults.io/") {
 			// Not ours at all: a kustomization or the like beside the profiles.
 			s.Warnings = append(s.Warnings, fmt.Sprintf("skipping %s: not a cmp-defaults profile (apiVersion %q, kind %q)", f, h.APIVersion, h.Kind))
 			return nil

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -160,7 +161,8 @@ func capabilities(kubeVersion string, apiVersions []string) (*common.Capabilitie
 }
 
 // mergeValues merges values like helm's values.Options.MergeValues: values
-// files in order, then the inline values, then --set, then --set-string.
+// files in order, then the inline values (Argo CD's), then --set-json,
+// --set, --set-string and --set-file, parsed by helm's strvals.
 func mergeValues(opt Options) (map[string]any, error) {
 	base := map[string]any{}
 	for _, f := range opt.ValuesFiles {
@@ -188,6 +190,20 @@ func mergeValues(opt Options) (map[string]any, error) {
 		}
 		base = loader.MergeMaps(base, m)
 	}
+	for _, s := range opt.SetJSON {
+		if t := strings.TrimSpace(s); t != "" && t[0] == '{' {
+			// A whole JSON object, as helm takes it.
+			var m map[string]any
+			if err := json.Unmarshal([]byte(t), &m); err != nil {
+				return nil, fmt.Errorf("set-json %q: %w (want a JSON object or key=<json>, as for helm --set-json)", s, err)
+			}
+			base = loader.MergeMaps(base, m)
+			continue
+		}
+		if err := strvals.ParseJSON(s, base); err != nil {
+			return nil, fmt.Errorf("set-json %q: %w (want key=<json>, as for helm --set-json)", s, err)
+		}
+	}
 	for _, s := range opt.Set {
 		if err := strvals.ParseInto(s, base); err != nil {
 			return nil, fmt.Errorf("set %q: %w (want key=value, as for helm --set)", s, err)
@@ -196,6 +212,25 @@ func mergeValues(opt Options) (map[string]any, error) {
 	for _, s := range opt.SetString {
 		if err := strvals.ParseIntoString(s, base); err != nil {
 			return nil, fmt.Errorf("set-string %q: %w (want key=value, as for helm --set-string)", s, err)
+		}
+	}
+	for _, s := range opt.SetFile {
+		// The file's text becomes the value; files are found like values
+		// files (relative to the chart, inside the repository).
+		read := func(rs []rune) (any, error) {
+			f := string(rs)
+			p, err := valuesFilePath(opt.RepoRoot, opt.Dir, f)
+			if err != nil {
+				return nil, err
+			}
+			if err := opt.budget.takeFile(p, "set-file "+f); err != nil {
+				return nil, err
+			}
+			data, err := os.ReadFile(p)
+			return string(data), err
+		}
+		if err := strvals.ParseIntoFile(s, base, read); err != nil {
+			return nil, fmt.Errorf("set-file %q: %w (want key=path, as for helm --set-file)", s, err)
 		}
 	}
 	return base, nil

@@ -32,6 +32,8 @@ type Options struct {
 	Values      string   // inline values YAML, applied after ValuesFiles
 	Set         []string // "k=v" like helm --set
 	SetString   []string // "k=v" like helm --set-string
+	SetJSON     []string // "k=<json>" or a JSON object, like helm --set-json
+	SetFile     []string // "k=path" like helm --set-file; paths as ValuesFiles
 	ReleaseName string   // required for Helm sources
 	Namespace   string   // .Release.Namespace; "default" when empty, like helm
 	KubeVersion string   // "1.30", "1.34.0" or "v1.34.0"; .Capabilities.KubeVersion

@@ -21,6 +21,12 @@ func Unused(kind Kind, opt Options, releaseNameSet bool) []string {
 		if len(opt.SetString) > 0 {
 			out = append(out, "set-string")
 		}
+		if len(opt.SetJSON) > 0 {
+			out = append(out, "set-json")
+		}
+		if len(opt.SetFile) > 0 {
+			out = append(out, "set-file")
+		}
 		if releaseNameSet {
 			out = append(out, "release-name")
 		}

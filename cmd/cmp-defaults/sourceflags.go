@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/render"
+)
+
+// sourceFlags are the Helm settings, as helm and kubectl spell them, for
+// directory arguments of commands that read manifests (fill, explain,
+// diff-releases, audit --manifests); render and check have their own.
+type sourceFlags struct {
+	values, set, setString, setJSON, setFile []string
+	namespace, releaseName                   string
+	used                                     bool // a directory was rendered with them
+}
+
+func (sf *sourceFlags) given() bool {
+	return len(sf.values)+len(sf.set)+len(sf.setString)+len(sf.setJSON)+len(sf.setFile) > 0 || sf.namespace != "" || sf.releaseName != ""
+}
+
+// addSourceFlags adds the flags to cmd and makes its directory arguments
+// render with them. Settings given without any directory to apply them to
+// are refused: the user believes they did something.
+func (c *cli) addSourceFlags(cmd *cobra.Command) {
+	sf := &sourceFlags{}
+	f := cmd.Flags()
+	f.StringArrayVarP(&sf.values, "values", "f", nil, "directory arguments that are Helm charts: values file relative to the chart (repeatable)")
+	f.StringArrayVar(&sf.set, "set", nil, "Helm charts: value KEY=VALUE (repeatable, like helm --set)")
+	f.StringArrayVar(&sf.setString, "set-string", nil, "Helm charts: string value KEY=VALUE (repeatable)")
+	f.StringArrayVar(&sf.setJSON, "set-json", nil, "Helm charts: JSON value KEY=JSON, or a JSON object (repeatable)")
+	f.StringArrayVar(&sf.setFile, "set-file", nil, "Helm charts: value KEY=FILE, the file's text (repeatable)")
+	f.StringVarP(&sf.namespace, "namespace", "n", "", "Helm charts: release namespace (.Release.Namespace)")
+	f.StringVar(&sf.releaseName, "release-name", "", "Helm charts: release name (default: the directory's name)")
+	run := cmd.RunE
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		c.src = sf
+		if err := run(cmd, args); err != nil {
+			return err
+		}
+		if sf.given() && !sf.used {
+			return usagef("-f/--values, --set*, -n/--namespace and --release-name apply to a directory argument that is a Helm chart; none was given")
+		}
+		return nil
+	}
+}
+
+// renderDir renders a source directory: with the command's source flags,
+// else default settings (release name = directory name); 'render' offers
+// every setting.
+func (c *cli) renderDir(dir string) ([]manifest.Object, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	opt := render.Options{Dir: abs, RepoRoot: findRepoRoot(abs), ReleaseName: filepath.Base(abs), MaxBytes: c.maxInput}
+	if sf := c.src; sf != nil && sf.given() {
+		opt.ValuesFiles, opt.Set, opt.SetString, opt.SetJSON, opt.SetFile = sf.values, sf.set, sf.setString, sf.setJSON, sf.setFile
+		opt.Namespace = sf.namespace
+		if sf.releaseName != "" {
+			opt.ReleaseName = sf.releaseName
+		}
+		kind, err := render.Detect(abs)
+		if err != nil {
+			return nil, err
+		}
+		if unused := render.Unused(kind, opt, sf.releaseName != ""); len(unused) > 0 {
+			return nil, c.unusedSettings(kind, dir, unused)
+		}
+		sf.used = true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), plugin.DefaultTimeout)
+	defer cancel()
+	return render.Render(ctx, opt)
+}
