@@ -191,8 +191,12 @@ func (c *cli) renderFill(o *common, ropt render.Options, timeout time.Duration, 
 	}
 	step = fmt.Sprintf("rendering the %s source %s", kind, ropt.Dir)
 	objs, err := render.Render(ctx, ropt)
-	if errors.Is(err, render.ErrNoSources) && c.names.plugin && !refuseEmpty {
-		objs, err = nil, nil // allow-empty: an empty directory is an empty result
+	if errors.Is(err, render.ErrNoSources) && c.names.plugin {
+		if !refuseEmpty {
+			objs, err = nil, nil // allow-empty: an empty directory is an empty result
+		} else {
+			err = fmt.Errorf("%w; if an empty application is intended, set the parameter allow-empty to \"true\"", err)
+		}
 	}
 	if err != nil {
 		return fail(err)
