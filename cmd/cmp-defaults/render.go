@@ -23,13 +23,7 @@ func init() {
 }
 
 type renderFlags struct {
-	values      []string
-	set         []string
-	setString   []string
-	setJSON     []string
-	setFile     []string
-	releaseName string
-	namespace   string
+	sourceFlags
 	kubeVersion string
 	apiVersions []string
 	include     string
@@ -81,13 +75,7 @@ Nothing outside the repository root (the nearest parent with .git, or --repo-roo
 	}
 	addCommon(cmd, &o)
 	f := cmd.Flags()
-	f.StringArrayVarP(&rf.values, "values", "f", nil, "Helm values file relative to DIR (repeatable; must stay inside the repository)")
-	f.StringArrayVar(&rf.set, "set", nil, "Helm value KEY=VALUE (repeatable, like helm --set)")
-	f.StringArrayVar(&rf.setString, "set-string", nil, "Helm string value KEY=VALUE (repeatable, like helm --set-string)")
-	f.StringArrayVar(&rf.setJSON, "set-json", nil, "Helm JSON value KEY=JSON, or a JSON object (repeatable, like helm --set-json)")
-	f.StringArrayVar(&rf.setFile, "set-file", nil, "Helm value KEY=FILE: the file's text, path as for --values (repeatable, like helm --set-file)")
-	f.StringVar(&rf.releaseName, "release-name", "", "Helm release name (default: the directory's name)")
-	f.StringVarP(&rf.namespace, "namespace", "n", "", "Helm release namespace (.Release.Namespace)")
+	rf.sourceFlags.register(f, "")
 	f.StringVar(&rf.kubeVersion, "kube-version", "", "Kubernetes version for .Capabilities.KubeVersion, e.g. 1.34.0")
 	f.StringArrayVar(&rf.apiVersions, "api-versions", nil, "extra .Capabilities.APIVersions, group/version or group/version/Kind (repeatable or comma-separated)")
 	f.StringVar(&rf.include, "include", "", "directory sources: glob of files to include, e.g. '*.yaml' or '{a.yaml,b/*}'")

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
@@ -20,6 +21,17 @@ type sourceFlags struct {
 	used                                     bool // a directory was rendered with them
 }
 
+// register adds the flags, as helm spells them; each usage starts with for.
+func (sf *sourceFlags) register(f *pflag.FlagSet, forWhat string) {
+	f.StringArrayVarP(&sf.values, "values", "f", nil, forWhat+"Helm values file relative to the chart (repeatable; must stay inside the repository)")
+	f.StringArrayVar(&sf.set, "set", nil, forWhat+"Helm value KEY=VALUE (repeatable, like helm --set)")
+	f.StringArrayVar(&sf.setString, "set-string", nil, forWhat+"Helm string value KEY=VALUE (repeatable, like helm --set-string)")
+	f.StringArrayVar(&sf.setJSON, "set-json", nil, forWhat+"Helm JSON value KEY=JSON, or a JSON object (repeatable, like helm --set-json)")
+	f.StringArrayVar(&sf.setFile, "set-file", nil, forWhat+"Helm value KEY=FILE: the file's text, path as for --values (repeatable, like helm --set-file)")
+	f.StringVarP(&sf.namespace, "namespace", "n", "", forWhat+"Helm release namespace (.Release.Namespace)")
+	f.StringVar(&sf.releaseName, "release-name", "", forWhat+"Helm release name (default: the directory's name)")
+}
+
 func (sf *sourceFlags) given() bool {
 	return len(sf.values)+len(sf.set)+len(sf.setString)+len(sf.setJSON)+len(sf.setFile) > 0 || sf.namespace != "" || sf.releaseName != ""
 }
@@ -29,14 +41,7 @@ func (sf *sourceFlags) given() bool {
 // are refused: the user believes they did something.
 func (c *cli) addSourceFlags(cmd *cobra.Command) {
 	sf := &sourceFlags{}
-	f := cmd.Flags()
-	f.StringArrayVarP(&sf.values, "values", "f", nil, "directory arguments that are Helm charts: values file relative to the chart (repeatable)")
-	f.StringArrayVar(&sf.set, "set", nil, "Helm charts: value KEY=VALUE (repeatable, like helm --set)")
-	f.StringArrayVar(&sf.setString, "set-string", nil, "Helm charts: string value KEY=VALUE (repeatable)")
-	f.StringArrayVar(&sf.setJSON, "set-json", nil, "Helm charts: JSON value KEY=JSON, or a JSON object (repeatable)")
-	f.StringArrayVar(&sf.setFile, "set-file", nil, "Helm charts: value KEY=FILE, the file's text (repeatable)")
-	f.StringVarP(&sf.namespace, "namespace", "n", "", "Helm charts: release namespace (.Release.Namespace)")
-	f.StringVar(&sf.releaseName, "release-name", "", "Helm charts: release name (default: the directory's name)")
+	sf.register(cmd.Flags(), "directory arguments that are Helm charts: ")
 	run := cmd.RunE
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		c.src = sf

@@ -166,16 +166,9 @@ func capabilities(kubeVersion string, apiVersions []string) (*common.Capabilitie
 func mergeValues(opt Options) (map[string]any, error) {
 	base := map[string]any{}
 	for _, f := range opt.ValuesFiles {
-		p, err := valuesFilePath(opt.RepoRoot, opt.Dir, f)
+		data, err := readValuesFile(opt, f, "values file ")
 		if err != nil {
 			return nil, err
-		}
-		if err := opt.budget.takeFile(p, "values file "+f); err != nil {
-			return nil, err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil, fmt.Errorf("values file %q: %w", f, err)
 		}
 		m, err := loader.LoadValues(bytes.NewReader(data))
 		if err != nil {
@@ -218,15 +211,7 @@ func mergeValues(opt Options) (map[string]any, error) {
 		// The file's text becomes the value; files are found like values
 		// files (relative to the chart, inside the repository).
 		read := func(rs []rune) (any, error) {
-			f := string(rs)
-			p, err := valuesFilePath(opt.RepoRoot, opt.Dir, f)
-			if err != nil {
-				return nil, err
-			}
-			if err := opt.budget.takeFile(p, "set-file "+f); err != nil {
-				return nil, err
-			}
-			data, err := os.ReadFile(p)
+			data, err := readValuesFile(opt, string(rs), "set-file ")
 			return string(data), err
 		}
 		if err := strvals.ParseIntoFile(s, base, read); err != nil {
@@ -234,6 +219,23 @@ func mergeValues(opt Options) (map[string]any, error) {
 		}
 	}
 	return base, nil
+}
+
+// readValuesFile reads a file named relative to the chart, inside the
+// repository and within the render's byte budget.
+func readValuesFile(opt Options, f, what string) ([]byte, error) {
+	p, err := valuesFilePath(opt.RepoRoot, opt.Dir, f)
+	if err != nil {
+		return nil, err
+	}
+	if err := opt.budget.takeFile(p, what+f); err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s%q: %w", what, f, err)
+	}
+	return data, nil
 }
 
 // valuesFilePath resolves a values file given relative to the chart and
