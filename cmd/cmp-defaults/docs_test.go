@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The console examples of docs/migrating.md are run as written, against the
+// Application of its worked example, and must print what the page shows
+// (examples cut short with "...", and indented excerpts, are skipped).
+func TestMigratingExamples(t *testing.T) {
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join(repo, "docs", "migrating.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := regexp.MustCompile("(?s)```yaml\n(apiVersion: argoproj.io/v1alpha1\nkind: Application\n.*?)```").FindSubmatch(doc)
+	if app == nil {
+		t.Fatal("no Application in docs/migrating.md")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "app.yaml"), app[1], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(repo, "examples"), filepath.Join(dir, "examples")); err != nil {
+		t.Fatal(err)
+	}
+	wd, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	n := 0
+	// Blocks at the start of a line; indented ones are excerpts of other setups.
+	for _, block := range regexp.MustCompile("(?ms)^```console\n(.*?)^```").FindAllSubmatch(doc, -1) {
+		for _, ex := range strings.Split(string(block[1]), "$ ")[1:] {
+			cmdline, want, _ := strings.Cut(ex, "\n")
+			args := strings.Fields(cmdline)
+			if args[0] != "cmp-defaults" || strings.Contains(want, "\n...\n") {
+				continue
+			}
+			var out, errb bytes.Buffer
+			run(args[1:], strings.NewReader(""), &out, &errb)
+			if out.String() != want {
+				t.Errorf("%s: docs/migrating.md shows\n%s\nbut it prints\n%s%s", cmdline, want, out.String(), errb.String())
+			}
+			n++
+		}
+	}
+	if n < 2 {
+		t.Errorf("only %d examples checked", n)
+	}
+}
