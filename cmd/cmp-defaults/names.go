@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
@@ -39,6 +40,23 @@ func (n names) of(key string) string {
 		return p
 	}
 	return "parameter " + key
+}
+
+// byUser keeps the settings the user chose for this run: under Argo CD,
+// those of the Application (parameters, plugin env). The sidecar's own env
+// holds an administrator's defaults for every application, which need not
+// fit each source.
+func (n names) byUser(keys []string) []string {
+	if !n.plugin {
+		return keys
+	}
+	var out []string
+	for _, k := range keys {
+		if !strings.HasPrefix(n.from[k], "env ") {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // configError is a mistake in generate's configuration: exit 1, since Argo

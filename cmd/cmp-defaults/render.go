@@ -174,7 +174,7 @@ func (c *cli) renderFill(o *common, ropt render.Options, timeout time.Duration, 
 	if err != nil {
 		return fail(err)
 	}
-	if unused := render.Unused(kind, ropt, c.releaseNameSet); len(unused) > 0 {
+	if unused := c.names.byUser(render.Unused(kind, ropt, c.releaseNameSet)); len(unused) > 0 {
 		return fail(c.unusedSettings(kind, ropt.Dir, unused))
 	}
 	step = fmt.Sprintf("rendering the %s source %s", kind, ropt.Dir)
