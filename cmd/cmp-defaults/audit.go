@@ -28,7 +28,7 @@ type auditOptions struct {
 func (c *cli) auditCmd() *cobra.Command {
 	var o auditOptions
 	cmd := &cobra.Command{
-		Use:   "audit APP.yaml... (--source DIR | --manifests FILE...) --operator NAME@VERSION",
+		Use:   "audit APP.yaml... (--source DIR | --manifests FILE...) [--operator NAME@VERSION]",
 		Short: "Find ignoreDifferences rules that cmp-defaults makes redundant",
 		Long: `Audit reads the ignoreDifferences rules of Argo CD Applications and ApplicationSet
 templates (and, with --argocd-cm, the resource.customizations.ignoreDifferences keys of
@@ -37,12 +37,18 @@ releases, and evaluates every rule the way Argo CD does: jqPathExpressions are d
 with del(expr), jsonPointers are removed, group and kind are globs.
 
 Each jsonPointer, jqPathExpression and managedFieldsManager is reported as
-  redundant         everything it ignores is an admission default cmp-defaults fills: delete it
-  partly redundant  some of what it ignores is filled; the remaining fields are listed
-  still needed      it ignores fields that are not admission defaults (set in Git and
-                    changed in the cluster, or written only by a controller)
+  redundant         every field it ignores is filled by cmp-defaults or set in Git: without
+                    it the diff is clean, with it changes to the Git fields stay hidden: delete it
+  partly redundant  filled fields mixed with fields neither Git nor a profile explains; the
+                    narrowed rule to keep is printed
+  still needed      it ignores fields neither Git nor a profile explains (written by a
+                    controller; or a default of other releases, which are named)
   matches nothing   no object has the rule's group, kind, name and namespace
   invalid           Argo CD cannot use it
+
+With --source, an Application whose source uses plugin cmp-defaults is rendered exactly as
+generate renders it (its parameters and plugin env), with its operators unless --operator
+is given. Findings name the file and line of each rule.
 
 Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 2 on usage mistakes.`,

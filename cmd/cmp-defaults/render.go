@@ -104,7 +104,9 @@ Configuration, strongest first:
 Sidecar only: CMP_DEFAULTS_PROFILES_DIR (extra profiles, colon-separated).
 
 An empty result is an error unless allow-empty is true: with prune: true it would delete the
-application's resources.`,
+application's resources. Settings the Application gives that would do nothing for its source
+(Helm settings on a directory or kustomization, INCLUDE/EXCLUDE on a chart) are errors.
+Errors name the parameter or variable to change; configuration errors exit 1.`,
 		Example: `  # what argocd-cmp-server does, by hand:
   cd examples/helm && ARGOCD_APP_NAME=datadog ARGOCD_APP_NAMESPACE=datadog \
     ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=external-secrets@2.5.0 cmp-defaults generate`,
