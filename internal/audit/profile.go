@@ -103,16 +103,6 @@ func skeleton(expr string) (string, bool) {
 	return s, ok && s != ""
 }
 
-// Selection names a resolved release for people: "external-secrets@2.5.0
-// (profile v2.5.0)".
-func Selection(r *operators.Resolution) string {
-	s := r.Operator + "@" + strings.TrimPrefix(r.Requested, "v")
-	if r.Profile != nil {
-		s += " (profile " + r.Profile.Version + ")"
-	}
-	return s
-}
-
 // fieldBy names where a filled field comes from, as explain does:
 // "external-secrets@2.5.0, profile v2.5.0".
 func fieldBy(op, release, profile string) string {
