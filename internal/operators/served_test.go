@@ -1,0 +1,62 @@
+package operators_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/profiles"
+)
+
+func TestUnserved(t *testing.T) {
+	st, err := operators.Load(operators.LoadOptions{Embedded: profiles.FS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		release, apiVersion, kind, want string
+	}{
+		{"2.5.0", "external-secrets.io/v1beta1", "ExternalSecret", "external-secrets@0.17.0 stopped serving it (last served in 0.16.2)"},
+		{"0.16.0", "external-secrets.io/v1beta1", "ExternalSecret", ""},
+		{"2.5.0", "external-secrets.io/v1", "ExternalSecret", ""},
+		{"2.5.0", "v1", "ConfigMap", ""},
+		{"2.5.0", "example.io/v1", "Thing", ""},
+	} {
+		r, err := st.Resolve("external-secrets", tc.release, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := r.Unserved(st, tc.apiVersion, tc.kind)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s %s %s: got %q, want %q", tc.release, tc.apiVersion, tc.kind, got, tc.want)
+		}
+	}
+	// A kind missing from a profile altogether (no defaults in that release)
+	// says nothing about what is served.
+	r, err := st.Resolve("cert-manager", "1.19.1", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Unserved(st, "cert-manager.io/v1", "Certificate"); got != "" {
+		t.Errorf("cert-manager 1.19.1 Certificate: %q", got)
+	}
+}
+
+func TestReach(t *testing.T) {
+	obj := map[string]any{"spec": map[string]any{"data": []any{
+		map[string]any{"remoteRef": map[string]any{"key": "a"}},
+		map[string]any{"remoteRef": map[string]any{"key": "b", "nullBytePolicy": "Fail"}},
+		map[string]any{"secretKey": "c"},
+	}}}
+	segs, err := operators.ParsePath(".spec.data[].remoteRef.nullBytePolicy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, s := operators.Reach(obj, segs); p != 2 || s != 1 {
+		t.Errorf("parents %d, set %d; want 2, 1", p, s)
+	}
+	segs, _ = operators.ParsePath(".spec.target.deletionPolicy")
+	if p, s := operators.Reach(obj, segs); p != 0 || s != 0 {
+		t.Errorf("absent parent: parents %d, set %d", p, s)
+	}
+}
