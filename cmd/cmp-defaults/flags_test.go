@@ -2,4 +2,4 @@ package main
 
 import "flag"
 
-var update = flag.Bool("update", false, "rewrite the expected output in test/scripts/*.txtar")
+var update = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar")

@@ -14,11 +14,11 @@ func TestMain(m *testing.M) {
 	})
 }
 
-// TestScripts runs every test/scripts/*.txtar against the CLI. Refresh the
+// TestScripts runs every testdata/script/*.txtar against the CLI. Refresh the
 // expected output of a script with: go test ./cmd/cmp-defaults -run TestScripts -update
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
-		Dir:           "../../test/scripts",
+		Dir:           "testdata/script",
 		UpdateScripts: *update,
 		Setup: func(env *testscript.Env) error {
 			root, err := os.Getwd()
