@@ -13,10 +13,6 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
 
-func init() {
-	extraCommands = append(extraCommands, (*cli).auditCmd)
-}
-
 type auditOptions struct {
 	common
 	argocdCM  []string
@@ -56,9 +52,6 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
   cmp-defaults audit appset.yaml --argocd-cm argocd-cm.yaml --manifests rendered.yaml --operator cert-manager@1.19.0 -o json
   helm template my-chart > out.yaml && cmp-defaults audit app.yaml --manifests out.yaml --operator external-secrets@2.5.0`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.output != "text" && o.output != "json" {
-				return usagef("--output %q: use text or json", o.output)
-			}
 			switch {
 			case o.source == "" && len(o.manifests) == 0:
 				return usagef("give the application's manifests with --source DIR or --manifests FILE...")
@@ -127,7 +120,7 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 				return err
 			}
 			rep := audit.Run(found.Rules, targets, res, audit.NewHistory(st))
-			if o.output == "json" {
+			if o.output.json() {
 				enc := json.NewEncoder(c.out)
 				enc.SetIndent("", "  ")
 				if err := enc.Encode(rep); err != nil {
@@ -144,9 +137,7 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 	}
 	addCommon(cmd, &o.common)
 	c.addSourceFlags(cmd)
-	o.output = "text"
-	cmd.Flags().Lookup("output").Usage = "output format: text or json"
-	cmd.Flags().Lookup("output").DefValue = "text"
+	addOutput(cmd, &o.output, "output format", "text", "json")
 	cmd.Flags().StringArrayVar(&o.argocdCM, "argocd-cm", nil, "argocd-cm ConfigMap file whose resource.customizations.ignoreDifferences keys are audited too (repeatable)")
 	cmd.Flags().StringVar(&o.source, "source", "", "the application's source directory (spec.source.path in a checkout): plain manifests, Helm or Kustomize, rendered with the Application's Helm settings and filled")
 	cmd.Flags().StringVar(&o.repoRoot, "repo-root", "", "with --source: nothing outside this directory is read (default: nearest parent with .git, else the source)")

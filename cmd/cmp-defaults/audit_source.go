@@ -57,7 +57,7 @@ func (c *cli) sourceObjects(dir, repoRoot string, src *audit.AppSource) ([]manif
 			}
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), sourceTimeout)
+	ctx, cancel := context.WithTimeout(c.ctx, sourceTimeout)
 	defer cancel()
 	return render.Render(ctx, opt)
 }

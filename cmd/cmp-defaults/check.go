@@ -19,8 +19,6 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
 )
 
-func init() { extraCommands = append(extraCommands, (*cli).checkCmd) }
-
 // clusterFlags select a cluster.
 type clusterFlags struct {
 	kubeconfig string
@@ -93,9 +91,7 @@ Exit codes: 0 every object matches, 3 some object differs, 1 error, 2 usage.`,
 		},
 	}
 	addCommon(cmd, &o.common)
-	o.output = "text"
-	cmd.Flags().Lookup("output").Usage = "output format: text or json"
-	cmd.Flags().Lookup("output").DefValue = "text"
+	addOutput(cmd, &o.output, "output format", "text", "json")
 	addClusterSource(cmd, &o)
 	return cmd
 }
@@ -144,14 +140,8 @@ type checkReport struct {
 }
 
 func (c *cli) runCheck(ctx context.Context, o *checkOptions, args []string) error {
-	if o.output != "text" && o.output != "json" {
-		return usagef("--output %q: use text or json", o.output)
-	}
 	if o.fieldManager == "" {
 		return usagef("--field-manager must not be empty")
-	}
-	if ctx == nil {
-		ctx = context.Background()
 	}
 	e, res, err := c.engine(&o.common)
 	if err != nil {
@@ -234,7 +224,7 @@ func (c *cli) runCheck(ctx context.Context, o *checkOptions, args []string) erro
 			fields += len(co.Findings)
 		}
 	}
-	if o.output == "json" {
+	if o.output.json() {
 		if err := writeJSON(c.out, rep); err != nil {
 			return err
 		}

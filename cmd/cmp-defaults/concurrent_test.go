@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -35,7 +36,7 @@ func TestConcurrentRenders(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				var out, errb bytes.Buffer
-				if code := run(a, nil, &out, &errb); code != 0 {
+				if code := run(context.Background(), a, nil, &out, &errb); code != 0 {
 					errs[i] = fmt.Errorf("%v: exit %d: %s", a, code, errb.String())
 				}
 				got[i] = out.String()
@@ -56,7 +57,7 @@ func TestConcurrentRenders(t *testing.T) {
 func runOK(t *testing.T, args []string) string {
 	t.Helper()
 	var out, errb bytes.Buffer
-	if code := run(args, nil, &out, &errb); code != 0 {
+	if code := run(context.Background(), args, nil, &out, &errb); code != 0 {
 		t.Fatalf("%v: exit %d: %s", args, code, errb.String())
 	}
 	if out.Len() == 0 {

@@ -11,10 +11,6 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
 
-func init() {
-	extraCommands = append(extraCommands, (*cli).diffReleasesCmd)
-}
-
 func (c *cli) diffReleasesCmd() *cobra.Command {
 	var o common
 	cmd := &cobra.Command{
@@ -36,9 +32,6 @@ mistakes.`,
   helm template my-chart | cmp-defaults diff-releases cert-manager@1.19.0 cert-manager@1.19.1 - -o json`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.output != "text" && o.output != "json" {
-				return usagef("--output %q: use text or json", o.output)
-			}
 			na, _, err := operators.ParseRef(args[0])
 			if err != nil {
 				return usageError{err}
@@ -61,7 +54,7 @@ mistakes.`,
 			inputs := args[2:]
 			if len(inputs) == 0 {
 				d := diff.Profiles(ra[0], rb[0])
-				if err := c.writeDiff(o.output, d, func() { diff.WriteProfiles(c.out, d) }); err != nil {
+				if err := c.writeDiff(o.output.json(), d, func() { diff.WriteProfiles(c.out, d) }); err != nil {
 					return err
 				}
 				if d.Count() > 0 {
@@ -87,7 +80,7 @@ mistakes.`,
 				return err
 			}
 			rep := &diff.ObjectsReport{From: diff.NewRelease(ra[0]), To: diff.NewRelease(rb[0]), Total: len(objs), Objects: diff.Objects(objs, other)}
-			if err := c.writeDiff(o.output, rep, func() { diff.WriteObjects(c.out, rep) }); err != nil {
+			if err := c.writeDiff(o.output.json(), rep, func() { diff.WriteObjects(c.out, rep) }); err != nil {
 				return err
 			}
 			if len(rep.Objects) > 0 {
@@ -99,13 +92,13 @@ mistakes.`,
 	f := cmd.Flags()
 	f.StringArrayVar(&o.profileDirs, "profiles-dir", nil, "directory of extra or overriding profiles (repeatable; default from $CMP_DEFAULTS_PROFILES_DIR, colon-separated)")
 	f.BoolVar(&o.strict, "strict", false, "fail instead of warning when a release was not checked (newer or unknown patch)")
-	f.StringVarP(&o.output, "output", "o", "text", "output format: text or json")
+	addOutput(cmd, &o.output, "output format", "text", "json")
 	c.addSourceFlags(cmd)
 	return cmd
 }
 
-func (c *cli) writeDiff(format string, v any, text func()) error {
-	if format == "json" {
+func (c *cli) writeDiff(asJSON bool, v any, text func()) error {
+	if asJSON {
 		enc := json.NewEncoder(c.out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -47,7 +48,7 @@ func TestMigratingExamples(t *testing.T) {
 				continue
 			}
 			var out, errb bytes.Buffer
-			run(args[1:], strings.NewReader(""), &out, &errb)
+			run(context.Background(), args[1:], strings.NewReader(""), &out, &errb)
 			if out.String() != want {
 				t.Errorf("%s: docs/migrating.md shows\n%s\nbut it prints\n%s%s", cmdline, want, out.String(), errb.String())
 			}

@@ -57,9 +57,6 @@ A directory argument is rendered first (Helm, Kustomize or plain manifests, defa
   cmp-defaults explain --operator cert-manager@1.19.0 -o json certificate.yaml
   cmp-defaults explain --operator external-secrets@2.5.0 examples/helm`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.output != "text" && o.output != "json" {
-				return usagef("--output %q: use text or json", o.output)
-			}
 			if len(o.operators) == 0 {
 				return usagef("explain needs at least one --operator NAME@VERSION")
 			}
@@ -85,7 +82,7 @@ A directory argument is rendered first (Helm, Kustomize or plain manifests, defa
 					ob.Unfilled = whyUnfilled(res, objs[i].Data)
 				}
 			}
-			if o.output == "json" {
+			if o.output.json() {
 				enc := json.NewEncoder(c.out)
 				enc.SetIndent("", "  ")
 				return enc.Encode(rep)
@@ -96,9 +93,7 @@ A directory argument is rendered first (Helm, Kustomize or plain manifests, defa
 	}
 	addCommon(cmd, &o)
 	c.addSourceFlags(cmd)
-	o.output = "text"
-	cmd.Flags().Lookup("output").Usage = "output format: text or json"
-	cmd.Flags().Lookup("output").DefValue = "text"
+	addOutput(cmd, &o.output, "output format", "text", "json")
 	return cmd
 }
 

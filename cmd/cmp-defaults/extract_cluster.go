@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/spf13/cobra"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -22,66 +21,11 @@ type fromClusterFlags struct {
 	groups  []string
 }
 
-// withFromCluster adds --from-cluster (with --kubeconfig, --context,
-// --group) to the 'profiles extract' command: with it, the CRDs come from
-// the cluster instead of files, and the output is the same as extract from
-// files writes. Hook it up in profilesCmd():
-//
-//	cmd.AddCommand(..., c.withFromCluster(c.profilesExtract()))
-func (c *cli) withFromCluster(cmd *cobra.Command) *cobra.Command {
-	var fc fromClusterFlags
-	f := cmd.Flags()
-	f.BoolVar(&fc.enabled, "from-cluster", false, "read the CRDs from a live cluster instead of files (with --kubeconfig, --context, --group)")
-	fc.cluster.add(cmd)
-	f.StringSliceVar(&fc.groups, "group", nil, "with --from-cluster: only CRDs of this API group (repeatable, or comma-separated; default: every CRD)")
-	cmd.Use = "extract --operator NAME --version V (CRD.yaml... | --from-cluster [--kubeconfig FILE] [--context C] [--group G])"
-	cmd.Long += `
-
-With --from-cluster the CRDs come from a live cluster (the verb list on
-customresourcedefinitions.apiextensions.k8s.io is needed): the profile then describes exactly
-what that cluster's CRDs default, patched CRDs included. --group keeps the CRDs of one
-operator (repeatable); without it every CRD of the cluster goes into the profile.`
-	cmd.Example += `
-  cmp-defaults profiles extract --from-cluster --context prod --group external-secrets.io --group generators.external-secrets.io \
-    --operator external-secrets --version 2.5.0 --write ./my-profiles`
-	args, run := cmd.Args, cmd.RunE
-	cmd.Args = func(cmd *cobra.Command, a []string) error {
-		if fc.enabled {
-			if len(a) > 0 {
-				return usagef("--from-cluster reads the CRDs from the cluster: pass no CRD files (got %s)", strings.Join(a, " "))
-			}
-			return nil
-		}
-		if args != nil {
-			return args(cmd, a)
-		}
-		return nil
-	}
-	cmd.RunE = func(cmd *cobra.Command, a []string) error {
-		if !fc.enabled {
-			for _, name := range []string{"kubeconfig", "context", "group", "request-timeout"} {
-				if cmd.Flags().Changed(name) {
-					return usagef("--%s needs --from-cluster", name)
-				}
-			}
-			return run(cmd, a)
-		}
-		op, _ := cmd.Flags().GetString("operator")
-		ver, _ := cmd.Flags().GetString("version")
-		dir, _ := cmd.Flags().GetString("write")
-		return c.extractFromCluster(cmd.Context(), &fc, op, ver, dir)
-	}
-	return cmd
-}
-
 // extractFromCluster writes the profile of the cluster's CRDs (of the
 // selected groups) to stdout, or to DIR/OPERATOR/VERSION.yaml.
 func (c *cli) extractFromCluster(ctx context.Context, fc *fromClusterFlags, op, ver, dir string) error {
 	if op == "" || ver == "" {
 		return usagef("extract needs --operator NAME and --version V")
-	}
-	if ctx == nil {
-		ctx = context.Background()
 	}
 	// Fail on a bad name or version before talking to the cluster.
 	if _, err := operators.Extract(op, ver, nil); err != nil {

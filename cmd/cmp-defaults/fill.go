@@ -21,9 +21,6 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 		Example: `  cmp-defaults fill --operator external-secrets@2.5.0 examples/plain/externalsecret.yaml
   helm template my-chart | cmp-defaults fill --operator cert-manager@1.19.0 -`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.validate(); err != nil {
-				return err
-			}
 			if err := c.needInput(cmd, args); err != nil {
 				return err
 			}
@@ -41,7 +38,7 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 				c.out.Grow(int(2 * n))
 				debug.SetMemoryLimit(48<<20 + 2*n)
 			}
-			enc, err := manifest.NewEncoder(c.out, o.output)
+			enc, err := manifest.NewEncoder(c.out, o.output.name)
 			if err != nil {
 				return err
 			}
@@ -62,6 +59,7 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 		},
 	}
 	addCommon(cmd, &o)
+	addOutput(cmd, &o.output, "output format", "yaml", "json")
 	c.addSourceFlags(cmd)
 	return cmd
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"strings"
 	"testing"
@@ -18,7 +19,7 @@ func TestNoInputOnTerminal(t *testing.T) {
 		{"explain", "--operator", "external-secrets@2.5.0"},
 	} {
 		var out, errb bytes.Buffer
-		if code := run(args, strings.NewReader(""), &out, &errb); code != exitUsage {
+		if code := run(context.Background(), args, strings.NewReader(""), &out, &errb); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d (stderr %q)", args, code, exitUsage, errb.String())
 		}
 		if !strings.Contains(errb.String(), "Usage:") || !strings.Contains(errb.String(), "'-' to read stdin") || out.Len() > 0 {
@@ -26,8 +27,22 @@ func TestNoInputOnTerminal(t *testing.T) {
 		}
 		var out2, errb2 bytes.Buffer
 		in := strings.NewReader("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
-		if code := run(append(args, "-"), in, &out2, &errb2); code != exitOK {
+		if code := run(context.Background(), append(args, "-"), in, &out2, &errb2); code != exitOK {
 			t.Errorf("%v -: exit %d (stderr %q)", args, code, errb2.String())
 		}
+	}
+}
+
+// A cancelled run (SIGINT, SIGTERM) stops the render and prints nothing.
+func TestCancelledRunPrintsNothing(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"render", "--operator", "external-secrets@2.5.0", "../../examples/helm"}, strings.NewReader(""), &out, &errb)
+	if code != exitError || out.Len() != 0 {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d and no output", code, out.String(), errb.String(), exitError)
+	}
+	if !strings.Contains(errb.String(), "interrupted while rendering") {
+		t.Errorf("stderr %q does not say the run was stopped", errb.String())
 	}
 }

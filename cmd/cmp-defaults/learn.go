@@ -68,7 +68,7 @@ Exit codes: 0 a profile was learned, 1 error or nothing to learn, 2 usage.`,
 		},
 	}
 	addCommon(cmd, &o.common)
-	cmd.Flags().Lookup("output").Usage = "format of the profile: yaml or json"
+	addOutput(cmd, &o.output, "format of the profile", "yaml", "json")
 	addClusterSource(cmd, &o.checkOptions)
 	f := cmd.Flags()
 	f.StringVar(&o.as, "as", "", "operator name and version of the learned profile, NAME@VERSION (e.g. prod-webhooks@2026.12.1)")
@@ -102,9 +102,6 @@ func learnedAt(flag string) (string, error) {
 }
 
 func (c *cli) runLearn(ctx context.Context, o *learnOptions, args []string) error {
-	if err := o.validate(); err != nil {
-		return err
-	}
 	if o.as == "" {
 		return usagef("learn needs --as NAME@VERSION: the operator name and version the learned profile is selected by (e.g. prod-webhooks@2026.12.1)")
 	}
@@ -121,9 +118,6 @@ func (c *cli) runLearn(ctx context.Context, o *learnOptions, args []string) erro
 	at, err := learnedAt(o.learnedAt)
 	if err != nil {
 		return err
-	}
-	if ctx == nil {
-		ctx = context.Background()
 	}
 	e, res, err := c.engine(&o.common)
 	if err != nil {
@@ -185,7 +179,7 @@ func (c *cli) runLearn(ctx context.Context, o *learnOptions, args []string) erro
 	}
 	p := learn.Profile(name, version, result, rep.Learned)
 	var out []byte
-	if o.output == "json" {
+	if o.output.json() {
 		if out, err = json.MarshalIndent(p, "", "  "); err == nil {
 			out = append(out, '\n')
 		}

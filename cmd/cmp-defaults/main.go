@@ -4,12 +4,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -26,7 +29,12 @@ func main() {
 	// Helm and kustomize log progress through the default loggers; only
 	// warnings and errors belong on stderr, which Argo CD shows on failure.
 	slog.SetLogLoggerLevel(slog.LevelWarn)
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	// Ctrl-C, or the repo-server ending the plugin, cancels renders and
+	// cluster requests; stdout stays empty.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // usageError marks a mistake in how the command was called (exit 2).
@@ -39,26 +47,47 @@ type foundError struct{ msg string }
 
 func (e foundError) Error() string { return e.msg }
 
-// run executes the CLI. Output is buffered and written only when the command
-// succeeds: on any error stdout stays empty, so Argo CD never sees a partial
-// stream (with prune: true, a short stream deletes workloads).
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var out bytes.Buffer
-	c := &cli{stdin: stdin, out: &out, errw: stderr}
+// mainerr executes the command line; what it prints goes to out.
+func mainerr(ctx context.Context, args []string, stdin io.Reader, out *bytes.Buffer, stderr io.Writer) error {
+	c := &cli{stdin: stdin, out: out, errw: stderr, ctx: ctx}
 	if err := c.readLimits(); err != nil {
-		fmt.Fprintln(stderr, "Error: "+err.Error())
-		return exitUsage
+		return err
 	}
 	root := c.root()
 	root.SetArgs(args)
-	root.SetOut(&out)
+	root.SetOut(out)
 	root.SetErr(stderr)
-	err := root.Execute()
+	err := root.ExecuteContext(ctx)
+	var ue usageError
+	var ce configError
+	if err != nil && !errors.As(err, &ce) && (errors.As(err, &ue) || isCobraUsage(err.Error())) {
+		return usageHint{err, commandPath(root, args)}
+	}
+	return err
+}
+
+// usageHint is a usage mistake, with the command whose --help to read.
+type usageHint struct {
+	error
+	path string
+}
+
+// run executes the CLI and returns the exit code. Output is buffered and
+// written only when the command succeeds: on any error stdout stays empty,
+// so Argo CD never sees a partial stream (with prune: true, a short stream
+// deletes workloads).
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var out bytes.Buffer
+	err := mainerr(ctx, args, stdin, &out, stderr)
 	var found foundError
+	var le limitsError
 	switch {
 	case err == nil:
 		_, _ = stdout.Write(out.Bytes())
 		return exitOK
+	case errors.As(err, &le):
+		fmt.Fprintln(stderr, "Error: "+err.Error())
+		return exitUsage
 	case errors.As(err, &found):
 		_, _ = stdout.Write(out.Bytes())
 		if found.msg != "" {
@@ -66,15 +95,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return exitFound
 	}
-	msg := err.Error()
-	fmt.Fprintln(stderr, "Error: "+strings.TrimSpace(msg))
-	var ue usageError
-	var ce configError
-	if errors.As(err, &ce) {
-		return exitError
-	}
-	if errors.As(err, &ue) || isCobraUsage(msg) {
-		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", commandPath(root, args))
+	fmt.Fprintln(stderr, "Error: "+strings.TrimSpace(err.Error()))
+	var hint usageHint
+	if errors.As(err, &hint) {
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", hint.path)
 		return exitUsage
 	}
 	return exitError

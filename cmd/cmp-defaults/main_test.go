@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"testing"
 
@@ -10,7 +11,7 @@ import (
 // TestMain lets testscript run the CLI in-process as "cmp-defaults".
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"cmp-defaults": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"cmp-defaults": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 

@@ -7,10 +7,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	extraCommands = append(extraCommands, (*cli).parametersCmd)
-}
-
 // parameterAnnouncement is one entry of the JSON array that Argo CD reads
 // from a plugin's parameters.dynamic command. Field names and meanings are
 // those of ParameterAnnouncement in argo-cd's reposerver/apiclient

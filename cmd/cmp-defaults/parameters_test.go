@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -22,7 +23,7 @@ import (
 func runParameters(t *testing.T, args ...string) []parameterAnnouncement {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(append([]string{"parameters"}, args...), strings.NewReader(""), &stdout, &stderr)
+	code := run(context.Background(), append([]string{"parameters"}, args...), strings.NewReader(""), &stdout, &stderr)
 	if code != exitOK {
 		t.Fatalf("parameters exited %d: %s", code, stderr.String())
 	}
@@ -180,7 +181,7 @@ func TestParametersBrokenProfilesDir(t *testing.T) {
 	}
 	t.Setenv("CMP_DEFAULTS_PROFILES_DIR", dir)
 	var stdout, stderr bytes.Buffer
-	code := run([]string{"parameters"}, strings.NewReader(""), &stdout, &stderr)
+	code := run(context.Background(), []string{"parameters"}, strings.NewReader(""), &stdout, &stderr)
 	if code != exitError {
 		t.Fatalf("exit %d, want %d; stderr: %s", code, exitError, stderr.String())
 	}
@@ -194,7 +195,7 @@ func TestParametersBrokenProfilesDir(t *testing.T) {
 
 func TestParametersRejectsArgs(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"parameters", "extra"}, strings.NewReader(""), &stdout, &stderr); code != exitUsage {
+	if code := run(context.Background(), []string{"parameters", "extra"}, strings.NewReader(""), &stdout, &stderr); code != exitUsage {
 		t.Errorf("exit %d, want %d", code, exitUsage)
 	}
 }

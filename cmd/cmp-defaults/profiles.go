@@ -30,7 +30,7 @@ $CMP_DEFAULTS_PROFILES_DIR.`,
   cmp-defaults profiles lint ./my-profiles
   cmp-defaults profiles extract --operator my-operator@1.4.2 crds/ --write ./my-profiles`,
 	}
-	cmd.AddCommand(c.profilesList(), c.profilesShow(), c.profilesLint(), c.withFromCluster(c.profilesExtract()), c.profilesLearn())
+	cmd.AddCommand(c.profilesList(), c.profilesShow(), c.profilesLint(), c.profilesExtract(), c.profilesLearn())
 	return cmd
 }
 
@@ -42,9 +42,6 @@ func (c *cli) profilesList() *cobra.Command {
 		Example: "  cmp-defaults profiles list\n  cmp-defaults profiles list --profiles-dir ./my-profiles -o json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.output != "text" && o.output != "json" {
-				return usagef("--output %q: use text or json", o.output)
-			}
 			st, err := o.store()
 			if err != nil {
 				return err
@@ -53,7 +50,7 @@ func (c *cli) profilesList() *cobra.Command {
 				fmt.Fprintln(c.errw, "Warning: "+w)
 			}
 			sums := st.Summaries()
-			if o.output == "json" {
+			if o.output.json() {
 				return writeJSON(c.out, sums)
 			}
 			tw := tabwriter.NewWriter(c.out, 0, 4, 2, ' ', 0)
@@ -68,7 +65,7 @@ func (c *cli) profilesList() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&o.profileDirs, "profiles-dir", nil, "directory of extra or overriding profiles (repeatable; default $CMP_DEFAULTS_PROFILES_DIR)")
-	f.StringVarP(&o.output, "output", "o", "text", "output format: text or json")
+	addOutput(cmd, &o.output, "output format", "text", "json")
 	return cmd
 }
 
@@ -96,9 +93,6 @@ func (c *cli) profilesShow() *cobra.Command {
   cmp-defaults profiles show cert-manager`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.validate(); err != nil {
-				return err
-			}
 			st, err := o.store()
 			if err != nil {
 				return err
@@ -108,7 +102,7 @@ func (c *cli) profilesShow() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if o.output == "json" {
+				if o.output.json() {
 					return writeJSON(c.out, rels)
 				}
 				tw := tabwriter.NewWriter(c.out, 0, 4, 2, ' ', 0)
@@ -128,7 +122,7 @@ func (c *cli) profilesShow() *cobra.Command {
 				fmt.Fprintln(c.errw, "Warning: "+r.Warning)
 			}
 			file, src := st.ProfileFile(r.Operator, r.Profile.Version)
-			if o.output == "json" {
+			if o.output.json() {
 				return writeJSON(c.out, r.Profile)
 			}
 			b, err := operators.Marshal(r.Profile)
@@ -143,7 +137,7 @@ func (c *cli) profilesShow() *cobra.Command {
 	f := cmd.Flags()
 	f.StringArrayVar(&o.profileDirs, "profiles-dir", nil, "directory of extra or overriding profiles (repeatable; default $CMP_DEFAULTS_PROFILES_DIR)")
 	f.BoolVar(&o.strict, "strict", false, "fail when the release was not checked")
-	f.StringVarP(&o.output, "output", "o", "yaml", "output format: yaml or json")
+	addOutput(cmd, &o.output, "output format", "yaml", "json")
 	return cmd
 }
 
@@ -192,18 +186,42 @@ profile that exists and is the newest at or below it.`,
 
 func (c *cli) profilesExtract() *cobra.Command {
 	var op, ver, dir string
+	var fc fromClusterFlags
 	cmd := &cobra.Command{
-		Use:   "extract --operator NAME@VERSION CRD.yaml...",
+		Use:   "extract --operator NAME --version V (CRD.yaml... | --from-cluster [--kubeconfig FILE] [--context C] [--group G])",
 		Short: "Write a profile from CRD files (served versions' schema defaults)",
 		Long: `Extract reads CustomResourceDefinitions (multi-document files; other kinds are ignored)
 and writes a profile with the schema defaults of every served version. Defaults under
 .status are left out: the API server drops status on create when the status subresource
-is on, and status belongs to the controller.`,
+is on, and status belongs to the controller.
+
+With --from-cluster the CRDs come from a live cluster (the verb list on
+customresourcedefinitions.apiextensions.k8s.io is needed): the profile then describes exactly
+what that cluster's CRDs default, patched CRDs included. --group keeps the CRDs of one
+operator (repeatable); without it every CRD of the cluster goes into the profile.`,
 		Example: `  cmp-defaults profiles extract --operator my-operator@1.4.2 crds/*.yaml > my-operator-1.4.2.yaml
-  cmp-defaults profiles extract --operator my-operator --version 1.4.2 --write ./my-profiles crds/`,
-		Args:    cobra.MinimumNArgs(1),
+  cmp-defaults profiles extract --operator my-operator --version 1.4.2 --write ./my-profiles crds/
+  cmp-defaults profiles extract --from-cluster --context prod --group external-secrets.io --group generators.external-secrets.io \
+    --operator external-secrets --version 2.5.0 --write ./my-profiles`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if fc.enabled && len(args) > 0 {
+				return usagef("--from-cluster reads the CRDs from the cluster: pass no CRD files (got %s)", strings.Join(args, " "))
+			}
+			if fc.enabled {
+				return nil
+			}
+			return cobra.MinimumNArgs(1)(cmd, args)
+		},
 		PreRunE: func(cmd *cobra.Command, _ []string) error { return splitOperatorRef(cmd) },
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if fc.enabled {
+				return c.extractFromCluster(cmd.Context(), &fc, op, ver, dir)
+			}
+			for _, name := range []string{"kubeconfig", "context", "group", "request-timeout"} {
+				if cmd.Flags().Changed(name) {
+					return usagef("--%s needs --from-cluster", name)
+				}
+			}
 			if op == "" || ver == "" {
 				return usagef("extract needs --operator NAME and --version V")
 			}
@@ -236,6 +254,9 @@ is on, and status belongs to the controller.`,
 	f.StringVar(&op, "operator", "", "operator name (lower case), or NAME@VERSION as elsewhere, e.g. external-secrets@2.5.0")
 	f.StringVar(&ver, "version", "", "operator release the CRDs belong to, e.g. 2.5.0 (or give --operator NAME@VERSION)")
 	f.StringVar(&dir, "write", "", "write DIR/OPERATOR/VERSION.yaml instead of printing")
+	f.BoolVar(&fc.enabled, "from-cluster", false, "read the CRDs from a live cluster instead of files (with --kubeconfig, --context, --group)")
+	fc.cluster.add(cmd)
+	f.StringSliceVar(&fc.groups, "group", nil, "with --from-cluster: only CRDs of this API group (repeatable, or comma-separated; default: every CRD)")
 	return cmd
 }
 

@@ -18,10 +18,6 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
 )
 
-func init() {
-	extraCommands = append(extraCommands, (*cli).renderCmd, (*cli).generateCmd)
-}
-
 type renderFlags struct {
 	sourceFlags
 	kubeVersion string
@@ -47,9 +43,6 @@ Nothing outside the repository root (the nearest parent with .git, or --repo-roo
   cmp-defaults render examples/plain --include '*.yaml' --exclude 'configmap.yaml'`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.validate(); err != nil {
-				return err
-			}
 			dir := "."
 			if len(args) == 1 {
 				dir = args[0]
@@ -74,6 +67,7 @@ Nothing outside the repository root (the nearest parent with .git, or --repo-roo
 		},
 	}
 	addCommon(cmd, &o)
+	addOutput(cmd, &o.output, "output format", "yaml", "json")
 	f := cmd.Flags()
 	rf.sourceFlags.register(f, "")
 	f.StringVar(&rf.kubeVersion, "kube-version", "", "Kubernetes version for .Capabilities.KubeVersion, e.g. 1.34.0")
@@ -132,7 +126,7 @@ Errors name the parameter or variable to change; configuration errors exit 1.`,
     plugin: {name: cmp-defaults, env: [{name: CMP_DEFAULTS_OPERATORS, value: "external-secrets@2.5.0"}]}
 'cmp-defaults profiles list' shows the operators and releases this sidecar knows`)}
 			}
-			o := common{operators: cfg.Operators, strict: cfg.Strict, output: "yaml"}
+			o := common{operators: cfg.Operators, strict: cfg.Strict, output: outputFormat{name: "yaml"}}
 			c.apiVersions = cfg.APIVersions
 			c.releaseNameSet = cfg.From["release-name"] != ""
 			return c.pipeline(&o, cfg.RenderOptions(), cfg.Timeout, !cfg.AllowEmpty)
@@ -151,17 +145,20 @@ func (c *cli) pipeline(o *common, ropt render.Options, timeout time.Duration, re
 		// Only on success: it must not precede an unrelated error.
 		fmt.Fprintln(c.errw, "Warning: no --operator selected; objects are rendered but not filled")
 	}
-	return manifest.Encode(c.out, objs, o.output)
+	return manifest.Encode(c.out, objs, o.output.name)
 }
 
 // renderFill renders and fills as generate does; audit uses it to render an
 // Application that names the plugin. record, when set, sees every filled field.
 func (c *cli) renderFill(o *common, ropt render.Options, timeout time.Duration, refuseEmpty bool, record func(int, defaults.Filled)) ([]manifest.Object, []*operators.Resolution, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeout(c.ctx, timeout)
 	defer cancel()
 	ropt.MaxBytes = c.maxInput
 	step := "loading profiles"
 	fail := func(err error) ([]manifest.Object, []*operators.Resolution, error) {
+		if c.ctx.Err() != nil {
+			return nil, nil, fmt.Errorf("interrupted while %s", step)
+		}
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 			return nil, nil, fmt.Errorf("gave up after %s while %s; make the source smaller or raise %s (Argo CD kills the plugin at its own 60s deadline)", timeout, step, c.names.of("timeout"))
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -21,6 +22,7 @@ import (
 
 // cli carries what every command shares.
 type cli struct {
+	ctx   context.Context // cancelled on SIGINT and SIGTERM
 	stdin io.Reader
 	out   *bytes.Buffer // stdout, written only when the command succeeds
 	errw  io.Writer
@@ -44,7 +46,7 @@ func (c *cli) readLimits() error {
 		if v := os.Getenv(name); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n <= 0 {
-				return fmt.Errorf("%s=%q: want a positive number of bytes", name, v)
+				return limitsError{fmt.Errorf("%s=%q: want a positive number of bytes", name, v)}
 			}
 			*dst = n
 		}
@@ -52,19 +54,22 @@ func (c *cli) readLimits() error {
 	if v := os.Getenv("CMP_DEFAULTS_MAX_DOCUMENTS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n <= 0 {
-			return fmt.Errorf("CMP_DEFAULTS_MAX_DOCUMENTS=%q: want a positive number", v)
+			return limitsError{fmt.Errorf("CMP_DEFAULTS_MAX_DOCUMENTS=%q: want a positive number", v)}
 		}
 		c.limits.MaxDocuments = n
 	}
 	return nil
 }
 
+// limitsError is a bad limit in the environment (exit 2, no usage hint).
+type limitsError struct{ error }
+
 // common are the flags shared by commands that fill.
 type common struct {
 	operators   []string
 	profileDirs []string
 	strict      bool
-	output      string
+	output      outputFormat
 }
 
 func (c *cli) root() *cobra.Command {
@@ -83,33 +88,30 @@ It runs as an Argo CD Config Management Plugin ('generate') and as a local CLI.`
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(c.fillCmd(), c.explainCmd(), c.profilesCmd(), c.versionCmd())
-	for _, add := range extraCommands {
-		root.AddCommand(add(c))
-	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(
+		c.generateCmd(),
+		c.renderCmd(),
+		c.fillCmd(),
+		c.explainCmd(),
+		c.checkCmd(),
+		c.diffReleasesCmd(),
+		c.auditCmd(),
+		c.profilesCmd(),
+		c.parametersCmd(),
+		c.versionCmd(),
+	)
+	root.SetFlagErrorFunc(flagError)
 	root.Version = buildVersion()
 	root.SetVersionTemplate("cmp-defaults {{.Version}}\n")
 	c.addCompletion(root)
 	return root
 }
 
-// extraCommands lets other files register commands without touching root().
-var extraCommands []func(*cli) *cobra.Command
-
 func addCommon(cmd *cobra.Command, o *common) {
 	f := cmd.Flags()
 	f.StringArrayVar(&o.operators, "operator", nil, "operator release whose admission defaults to fill, NAME@VERSION (repeatable), e.g. external-secrets@2.5.0")
 	f.StringArrayVar(&o.profileDirs, "profiles-dir", nil, "directory of extra or overriding profiles (repeatable; default from $CMP_DEFAULTS_PROFILES_DIR, colon-separated)")
 	f.BoolVar(&o.strict, "strict", false, "fail instead of warning when a release was not checked (newer or unknown patch)")
-	f.StringVarP(&o.output, "output", "o", "yaml", "output format: yaml or json")
-}
-
-func (o *common) validate() error {
-	if o.output != "yaml" && o.output != "json" {
-		return usagef("--output %q: use yaml or json", o.output)
-	}
-	return nil
 }
 
 func (o *common) dirs() []string {

@@ -47,9 +47,6 @@ func (c *cli) versionCmd() *cobra.Command {
   cmp-defaults --version`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.output != "text" && o.output != "json" {
-				return usagef("--output %q: use text or json", o.output)
-			}
 			st, err := o.store()
 			if err != nil {
 				return err
@@ -58,7 +55,7 @@ func (c *cli) versionCmd() *cobra.Command {
 			for _, s := range st.Summaries() {
 				v.Profiles = append(v.Profiles, profileCoverage{Operator: s.Operator, Oldest: s.Oldest, Newest: s.Newest, Releases: s.Releases, Profiles: len(s.Profiles)})
 			}
-			if o.output == "json" {
+			if o.output.json() {
 				return writeJSON(c.out, v)
 			}
 			fmt.Fprintf(c.out, "cmp-defaults %s (%s, %s)\n", v.Version, v.GoVersion, v.Platform)
@@ -68,6 +65,6 @@ func (c *cli) versionCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text or json")
+	addOutput(cmd, &o.output, "output format", "text", "json")
 	return cmd
 }
