@@ -2,20 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/check"
 	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
-	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
-	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
 )
 
@@ -115,30 +111,6 @@ func addClusterSource(cmd *cobra.Command, o *checkOptions) {
 	f.StringSliceVar(&o.apiVersions, "api-versions", nil, "Helm .Capabilities.APIVersions (default: what the cluster serves)")
 }
 
-// checkedObject is one object's report.
-type checkedObject struct {
-	APIVersion string            `json:"apiVersion"`
-	Kind       string            `json:"kind"`
-	Namespace  string            `json:"namespace,omitempty"`
-	Name       string            `json:"name"`
-	Source     string            `json:"source"`
-	Document   int               `json:"document"`
-	Line       int               `json:"line"`
-	Exists     bool              `json:"exists"`
-	Filled     int               `json:"filled"`
-	Skipped    string            `json:"skipped,omitempty"`
-	Notes      []string          `json:"notes,omitempty"`
-	Findings   []cluster.Finding `json:"findings"`
-}
-
-type checkReport struct {
-	Cluster   string             `json:"cluster"`
-	Context   string             `json:"context,omitempty"`
-	Version   string             `json:"version"`
-	Operators []explainSelection `json:"operators"`
-	Objects   []checkedObject    `json:"objects"`
-}
-
 func (c *cli) runCheck(ctx context.Context, o *checkOptions, args []string) error {
 	if o.fieldManager == "" {
 		return usagef("--field-manager must not be empty")
@@ -154,98 +126,19 @@ func (c *cli) runCheck(ctx context.Context, o *checkOptions, args []string) erro
 	if err != nil {
 		return err
 	}
-
-	raw := make([]map[string]any, len(objs))
-	for i := range objs {
-		raw[i] = copyJSONValue(objs[i].Data).(map[string]any)
-	}
-	fills := make([]map[string]cluster.FilledField, len(objs))
-	if err := fillAll(e, objs, func(i int, f defaults.Filled) {
-		if fills[i] == nil {
-			fills[i] = map[string]cluster.FilledField{}
-		}
-		fills[i][f.Path] = cluster.FilledField{Value: f.Value, Rule: f.Rule, Origin: fmt.Sprintf("%s@%s (profile %s)", f.Origin.Operator, strings.TrimPrefix(f.Origin.Release, "v"), f.Origin.Profile)}
-	}); err != nil {
+	rep, err := check.Run(ctx, cl, e, res, objs, check.Options{Namespace: ns, FieldManager: o.fieldManager, AllKinds: o.allKinds})
+	if err != nil {
 		return err
 	}
-
-	rep := &checkReport{Cluster: cl.Host, Context: cl.Context, Version: cl.Version, Operators: checkSelections(res)}
-	var errs []string
-	for i, ob := range objs {
-		co := checkedObject{Source: ob.Source, Document: ob.Doc, Line: ob.Line, Filled: len(fills[i]), Findings: []cluster.Finding{}}
-		co.APIVersion, _ = ob.Data["apiVersion"].(string)
-		co.Kind, _ = ob.Data["kind"].(string)
-		md, _ := ob.Data["metadata"].(map[string]any)
-		co.Name, _ = md["name"].(string)
-		co.Namespace, _ = md["namespace"].(string)
-		if !o.allKinds && builtInGroup(co.APIVersion) && !e.Covers(co.APIVersion, co.Kind) {
-			co.Skipped = "built-in kind (use --all-kinds to check it)"
-			rep.Objects = append(rep.Objects, co)
-			continue
-		}
-		t, err := cl.Locate(ctx, ob.Data, ns)
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("%s: %s: %v", ob.Where(), ob.ID(), err))
-			if checkAbortsAll(err) {
-				break
-			}
-			continue
-		}
-		co.Namespace, co.Exists = t.Namespace, t.Exists
-		admitted, err := cl.DryRun(ctx, t, ob.Data, o.fieldManager)
-		var admittedRaw *cluster.Admission
-		if err == nil {
-			admittedRaw, err = cl.DryRun(ctx, t, raw[i], o.fieldManager)
-		}
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("%s: %s: %v", ob.Where(), ob.ID(), err))
-			if checkAbortsAll(err) {
-				break
-			}
-			continue
-		}
-		if admitted.ApplyRejected != "" {
-			co.Notes = append(co.Notes, "server-side apply rejects the filled object (Argo CD's ServerSideApply=true sync would fail): "+admitted.ApplyRejected)
-		}
-		co.Findings = cluster.Compare(ob.Data, admitted.Object, admittedRaw.Object, fills[i])
-		if co.Findings == nil {
-			co.Findings = []cluster.Finding{}
-		}
-		rep.Objects = append(rep.Objects, co)
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("check failed for %d object(s):\n  %s", len(errs), strings.Join(errs, "\n  "))
-	}
-
-	differ, fields := 0, 0
-	for _, co := range rep.Objects {
-		if len(co.Findings) > 0 {
-			differ++
-			fields += len(co.Findings)
-		}
-	}
 	if o.output.json() {
-		if err := writeJSON(c.out, rep); err != nil {
-			return err
-		}
+		err = check.WriteJSON(c.out, rep)
 	} else {
-		writeCheck(c.out, rep)
+		check.WriteText(c.out, rep)
 	}
-	if differ > 0 {
+	if differ, fields := rep.Differ(); err == nil && differ > 0 {
 		return foundError{fmt.Sprintf("%d object(s) differ from what %s stores (%d field(s)): the selected profiles do not match this cluster", differ, cl.Host, fields)}
 	}
-	return nil
-}
-
-// isFatal: errors that would repeat for every object.
-func checkAbortsAll(err error) bool { return cluster.Fatal(err) }
-
-func checkSelections(res []*operators.Resolution) []explainSelection {
-	out := []explainSelection{}
-	for _, r := range res {
-		out = append(out, explainSelection{Operator: r.Operator, Release: r.Requested, Profile: r.Profile.Version, File: r.Profile.File, Source: r.Profile.Source, Warning: r.Warning, Learned: r.Profile.Learned})
-	}
-	return out
+	return err
 }
 
 // clusterInputs connects to the cluster and reads the source; ns is where
@@ -302,101 +195,4 @@ func (c *cli) checkInputs(ctx context.Context, o *checkOptions, cl *cluster.Clie
 		all = append(all, objs...)
 	}
 	return all, nil
-}
-
-// builtInGroup: API groups Kubernetes itself serves. Their defaults are
-// Argo CD's business (it knows the built-in types); CRDs live in other
-// groups (a CRD group must contain a dot and may not be a *.k8s.io group
-// without an API review, which Gateway API and a few others have: those
-// are checked because a selected profile covers them, or with --all-kinds).
-func builtInGroup(apiVersion string) bool {
-	group := ""
-	if i := strings.Index(apiVersion, "/"); i >= 0 {
-		group = apiVersion[:i]
-	}
-	if !strings.Contains(group, ".") {
-		return true // "", apps, batch, policy, autoscaling, extensions
-	}
-	switch group {
-	case "gateway.networking.k8s.io", "snapshot.storage.k8s.io", "policy.networking.k8s.io", "multicluster.x-k8s.io":
-		return false
-	}
-	return strings.HasSuffix(group, ".k8s.io")
-}
-
-func copyJSONValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = copyJSONValue(e)
-		}
-		return m
-	case []any:
-		s := make([]any, len(x))
-		for i, e := range x {
-			s[i] = copyJSONValue(e)
-		}
-		return s
-	}
-	return v
-}
-
-func writeCheck(w io.Writer, rep *checkReport) {
-	ctx := ""
-	if rep.Context != "" {
-		ctx = ", context " + rep.Context
-	}
-	fmt.Fprintf(w, "# cluster %s (Kubernetes %s%s)\n", rep.Cluster, rep.Version, ctx)
-	writeSelections(w, rep.Operators)
-	ok, differ, skipped, fields := 0, 0, 0, 0
-	for _, co := range rep.Objects {
-		writeHeading(w, co.APIVersion, co.Kind, co.Namespace, co.Name, co.Source, co.Document, co.Line)
-		switch {
-		case co.Skipped != "":
-			skipped++
-			fmt.Fprintf(w, "  skipped: %s\n", co.Skipped)
-			continue
-		case len(co.Findings) == 0:
-			ok++
-			fmt.Fprintf(w, "  ok: the cluster stores the filled object unchanged (%d field(s) filled, each as the cluster defaults it)\n", co.Filled)
-			continue
-		}
-		differ++
-		fields += len(co.Findings)
-		for _, n := range co.Notes {
-			fmt.Fprintf(w, "  note: %s\n", n)
-		}
-		for _, f := range co.Findings {
-			fmt.Fprintf(w, "  %s\n", findingText(f))
-			if f.Rule != "" {
-				fmt.Fprintf(w, "      filled by %s from %s\n", f.Rule, f.Origin)
-			}
-		}
-	}
-	fmt.Fprintf(w, "\n%d object(s): %d match the cluster, %d differ (%d field(s)), %d skipped\n", len(rep.Objects), ok, differ, fields, skipped)
-}
-
-func findingText(f cluster.Finding) string {
-	switch f.Kind {
-	case cluster.Added:
-		return fmt.Sprintf("+ %s = %s  the cluster adds this field: no selected profile fills it", f.Path, checkJSONText(f.Cluster))
-	case cluster.Removed:
-		return fmt.Sprintf("- %s = %s  the cluster drops this field", f.Path, checkJSONText(f.Value))
-	case cluster.Changed:
-		return fmt.Sprintf("~ %s = %s  the cluster stores %s", f.Path, checkJSONText(f.Value), checkJSONText(f.Cluster))
-	case cluster.NotDefaulted:
-		return fmt.Sprintf("! %s = %s  filled, but this cluster does not default it", f.Path, checkJSONText(f.Value))
-	case cluster.WrongDefault:
-		return fmt.Sprintf("≠ %s = %s  filled, but this cluster defaults %s", f.Path, checkJSONText(f.Value), checkJSONText(f.Cluster))
-	}
-	return f.Kind + " " + f.Path
-}
-
-func checkJSONText(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/check"
 	"github.com/cmp-defaults/cmp-defaults/internal/learn"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
@@ -145,7 +146,7 @@ func (c *cli) runLearn(ctx context.Context, o *learnOptions, args []string) erro
 		ins[i].Object = ob
 		av, _ := ob.Data["apiVersion"].(string)
 		kind, _ := ob.Data["kind"].(string)
-		if !o.allKinds && builtInGroup(av) && !e.Covers(av, kind) {
+		if !o.allKinds && check.BuiltInGroup(av) && !e.Covers(av, kind) {
 			ins[i].Skipped = "built-in kind (use --all-kinds to learn from it)"
 		}
 	}

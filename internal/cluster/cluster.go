@@ -141,9 +141,22 @@ func (c *Client) where() string {
 
 // Error is a cluster error explained for the user.
 type Error struct {
-	Msg   string
-	Cause error
+	Msg    string
+	Cause  error
+	Reason Reason
 }
+
+// Reason says what kind of failure an Error is, for callers that act on it.
+type Reason int
+
+const (
+	Failed       Reason = iota // any other failure of a request
+	Unreachable                // no connection to the API server
+	Unauthorized               // the credentials were rejected (401)
+	Forbidden                  // the identity lacks a verb (403)
+	Rejected                   // the object is invalid for this cluster
+	NoNamespace                // the object's namespace does not exist
+)
 
 func (e *Error) Error() string { return e.Msg }
 func (e *Error) Unwrap() error { return e.Cause }
@@ -159,18 +172,18 @@ func (c *Client) explain(err error, what, verbs, resource string) error {
 		if verbs != "" {
 			msg += fmt.Sprintf("; this needs the verbs %s on %s: grant them with a Role or ClusterRole (nothing is written: cmp-defaults only reads and runs server-side dry runs)", verbs, resource)
 		}
-		return &Error{msg, err}
+		return &Error{msg, err, Forbidden}
 	case apierrors.IsUnauthorized(err):
-		return &Error{fmt.Sprintf("%s rejected the credentials (401 Unauthorized) while trying to %s: log in again or fix the user of the context", c.where(), what), err}
+		return &Error{fmt.Sprintf("%s rejected the credentials (401 Unauthorized) while trying to %s: log in again or fix the user of the context", c.where(), what), err, Unauthorized}
 	case errors.As(err, &se):
-		return &Error{fmt.Sprintf("could not %s on %s: %s", what, c.where(), statusMessage(err)), err}
+		return &Error{fmt.Sprintf("could not %s on %s: %s", what, c.where(), statusMessage(err)), err, Failed}
 	}
 	var ue *url.Error
 	var ne net.Error
 	if errors.As(err, &ue) || errors.As(err, &ne) || strings.Contains(err.Error(), "connection refused") {
-		return &Error{fmt.Sprintf("cannot reach %s: %v; check --kubeconfig and --context, and that the cluster is running and reachable from here", c.where(), rootCause(err)), err}
+		return &Error{fmt.Sprintf("cannot reach %s: %v; check --kubeconfig and --context, and that the cluster is running and reachable from here", c.where(), rootCause(err)), err, Unreachable}
 	}
-	return &Error{fmt.Sprintf("could not %s on %s: %v", what, c.where(), err), err}
+	return &Error{fmt.Sprintf("could not %s on %s: %v", what, c.where(), err), err, Failed}
 }
 
 func statusMessage(err error) string {
@@ -302,5 +315,5 @@ func Fatal(err error) bool {
 	if !errors.As(err, &ce) {
 		return false
 	}
-	return strings.HasPrefix(ce.Msg, "cannot reach") || strings.Contains(ce.Msg, "rejected the credentials")
+	return ce.Reason == Unreachable || ce.Reason == Unauthorized
 }

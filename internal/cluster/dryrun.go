@@ -146,11 +146,11 @@ func (c *Client) dryRunError(err error, t *Target, kind string) error {
 	}
 	if apierrors.IsNotFound(err) {
 		if st, ok := err.(apierrors.APIStatus); ok && st.Status().Details != nil && st.Status().Details.Kind == "namespaces" {
-			return &Error{fmt.Sprintf("namespace %s does not exist on %s: create it first (Argo CD: syncOptions CreateNamespace=true), or check the object's namespace", t.Namespace, c.where()), err}
+			return &Error{fmt.Sprintf("namespace %s does not exist on %s: create it first (Argo CD: syncOptions CreateNamespace=true), or check the object's namespace", t.Namespace, c.where()), err, NoNamespace}
 		}
 	}
 	if apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
-		return &Error{fmt.Sprintf("the cluster rejects %s: %s", id, statusMessage(err)), err}
+		return &Error{fmt.Sprintf("the cluster rejects %s: %s", id, statusMessage(err)), err, Rejected}
 	}
 	return c.explain(err, "run a server-side dry run of "+id, CheckVerbs, t.scope())
 }

@@ -1,0 +1,82 @@
+// Package report holds what the reports of explain and check share: the
+// operator releases in force, an object's heading, and the JSON form.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+)
+
+// Selection is one operator release in force and the profile serving it.
+type Selection struct {
+	Operator string `json:"operator"`
+	Release  string `json:"release"`
+	Profile  string `json:"profile"`
+	File     string `json:"file"`
+	Source   string `json:"source"`
+	Warning  string `json:"warning,omitempty"`
+	// Learned is the provenance of a profile learned from a cluster.
+	Learned *operators.Learned `json:"learned,omitempty"`
+}
+
+// Selections lists the resolved releases, never nil.
+func Selections(res []*operators.Resolution) []Selection {
+	out := []Selection{}
+	for _, r := range res {
+		out = append(out, Selection{Operator: r.Operator, Release: r.Requested, Profile: r.Profile.Version, File: r.Profile.File, Source: r.Profile.Source, Warning: r.Warning, Learned: r.Profile.Learned})
+	}
+	return out
+}
+
+// Object names one object of the input and where it was read.
+type Object struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name"`
+	Source     string `json:"source"`
+	Document   int    `json:"document"`
+	Line       int    `json:"line"`
+}
+
+// ObjectOf names ob.
+func ObjectOf(ob manifest.Object) Object {
+	o := Object{Source: ob.Source, Document: ob.Doc, Line: ob.Line}
+	o.APIVersion, _ = ob.Data["apiVersion"].(string)
+	o.Kind, _ = ob.Data["kind"].(string)
+	md, _ := ob.Data["metadata"].(map[string]any)
+	o.Name, _ = md["name"].(string)
+	o.Namespace, _ = md["namespace"].(string)
+	return o
+}
+
+// WriteSelections prints the operator releases in force, one comment line each.
+func WriteSelections(w io.Writer, sels []Selection) {
+	for _, s := range sels {
+		fmt.Fprintf(w, "# %s@%s: profile %s (%s, %s)\n", s.Operator, strings.TrimPrefix(s.Release, "v"), s.Profile, s.File, s.Source)
+		if s.Learned != nil {
+			fmt.Fprintf(w, "#   %s\n", s.Learned)
+		}
+	}
+}
+
+// WriteHeading starts an object's block in a text report.
+func WriteHeading(w io.Writer, o Object) {
+	name := o.Name
+	if o.Namespace != "" {
+		name = o.Namespace + "/" + name
+	}
+	fmt.Fprintf(w, "\n%s %s %s  (%s)\n", o.APIVersion, o.Kind, name, manifest.Location(o.Source, o.Document, o.Line))
+}
+
+// WriteJSON writes v as indented JSON.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
