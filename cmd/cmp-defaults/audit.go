@@ -168,7 +168,7 @@ func (c *cli) auditSource(o *auditOptions, src *audit.AppSource) ([]*audit.Targe
 	for i := range objs {
 		targets[i] = &audit.Target{Object: objs[i]}
 	}
-	err = fillAll(e, objs, func(i int, f defaults.Filled) {
+	err = e.FillAll(objs, func(i int, f defaults.Filled) {
 		targets[i].Filled = append(targets[i].Filled, f)
 	})
 	return targets, res, err

@@ -73,10 +73,10 @@ mistakes.`,
 				other[i] = ob
 				other[i].Data = runtime.DeepCopyJSON(ob.Data)
 			}
-			if err := fillAll(ea, objs, nil); err != nil {
+			if err := ea.FillAll(objs, nil); err != nil {
 				return err
 			}
-			if err := fillAll(eb, other, nil); err != nil {
+			if err := eb.FillAll(other, nil); err != nil {
 				return err
 			}
 			rep := &diff.ObjectsReport{From: diff.NewRelease(ra[0]), To: diff.NewRelease(rb[0]), Total: len(objs), Objects: diff.Objects(objs, other)}

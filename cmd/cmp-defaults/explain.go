@@ -1,49 +1,10 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-	"io"
-	"strings"
-
 	"github.com/spf13/cobra"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
-	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
-	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/explain"
 )
-
-type explainObject struct {
-	APIVersion string            `json:"apiVersion"`
-	Kind       string            `json:"kind"`
-	Namespace  string            `json:"namespace,omitempty"`
-	Name       string            `json:"name"`
-	Source     string            `json:"source"`
-	Document   int               `json:"document"`
-	Line       int               `json:"line"`
-	Covered    bool              `json:"covered"`
-	Filled     []defaults.Filled `json:"filled"`
-	// Why nothing was filled in a covered object: "complete" (every
-	// defaulted field is set), "no-parents" (every one sits under a parent
-	// the object does not have) or "set-or-no-parents" (some of each).
-	Unfilled string `json:"unfilled,omitempty"`
-}
-
-type explainSelection struct {
-	Operator string `json:"operator"`
-	Release  string `json:"release"`
-	Profile  string `json:"profile"`
-	File     string `json:"file"`
-	Source   string `json:"source"`
-	Warning  string `json:"warning,omitempty"`
-	// Learned is the provenance of a profile learned from a cluster.
-	Learned *operators.Learned `json:"learned,omitempty"`
-}
-
-type explainReport struct {
-	Operators []explainSelection `json:"operators"`
-	Objects   []explainObject    `json:"objects"`
-}
 
 func (c *cli) explainCmd() *cobra.Command {
 	var o common
@@ -71,23 +32,14 @@ A directory argument is rendered first (Helm, Kustomize or plain manifests, defa
 			if err != nil {
 				return err
 			}
-			rep := buildReport(e, res, objs)
-			if err := fillAll(e, objs, func(i int, f defaults.Filled) {
-				rep.Objects[i].Filled = append(rep.Objects[i].Filled, f)
-			}); err != nil {
+			rep, err := explain.Run(e, res, objs)
+			if err != nil {
 				return err
 			}
-			for i := range rep.Objects {
-				if ob := &rep.Objects[i]; ob.Covered && len(ob.Filled) == 0 {
-					ob.Unfilled = whyUnfilled(res, objs[i].Data)
-				}
-			}
 			if o.output.json() {
-				enc := json.NewEncoder(c.out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
+				return explain.WriteJSON(c.out, rep)
 			}
-			writeExplain(c.out, rep)
+			explain.WriteText(c.out, rep)
 			return nil
 		},
 	}
@@ -95,102 +47,4 @@ A directory argument is rendered first (Helm, Kustomize or plain manifests, defa
 	c.addSourceFlags(cmd)
 	addOutput(cmd, &o.output, "output format", "text", "json")
 	return cmd
-}
-
-func buildReport(e *defaults.Engine, res []*operators.Resolution, objs []manifest.Object) *explainReport {
-	rep := &explainReport{Operators: []explainSelection{}, Objects: make([]explainObject, len(objs))}
-	for _, r := range res {
-		rep.Operators = append(rep.Operators, explainSelection{Operator: r.Operator, Release: r.Requested, Profile: r.Profile.Version, File: r.Profile.File, Source: r.Profile.Source, Warning: r.Warning, Learned: r.Profile.Learned})
-	}
-	for i, ob := range objs {
-		av, _ := ob.Data["apiVersion"].(string)
-		k, _ := ob.Data["kind"].(string)
-		md, _ := ob.Data["metadata"].(map[string]any)
-		name, _ := md["name"].(string)
-		ns, _ := md["namespace"].(string)
-		rep.Objects[i] = explainObject{APIVersion: av, Kind: k, Name: name, Namespace: ns, Source: ob.Source, Document: ob.Doc, Line: ob.Line, Covered: e.Covers(av, k), Filled: []defaults.Filled{}}
-	}
-	return rep
-}
-
-// whyUnfilled tells why a covered object got nothing: its defaulted fields
-// are all set, or some sit under parents it does not have.
-func whyUnfilled(res []*operators.Resolution, obj map[string]any) string {
-	av, _ := obj["apiVersion"].(string)
-	k, _ := obj["kind"].(string)
-	reached, missed := 0, 0
-	for _, r := range res {
-		for _, rs := range r.Profile.Resources {
-			if rs.Kind != k || rs.APIVersion() != av {
-				continue
-			}
-			for _, d := range rs.Defaults {
-				segs, err := operators.ParsePath(d.Path)
-				if err != nil {
-					continue
-				}
-				if parents, _ := operators.Reach(obj, segs); parents == 0 {
-					missed++
-				} else {
-					reached++
-				}
-			}
-		}
-	}
-	switch {
-	case missed > 0 && reached == 0:
-		return "no-parents"
-	case missed > 0:
-		return "set-or-no-parents"
-	}
-	return "complete"
-}
-
-// writeSelections prints the operator releases in force, one comment line each.
-func writeSelections(w io.Writer, sels []explainSelection) {
-	for _, s := range sels {
-		fmt.Fprintf(w, "# %s@%s: profile %s (%s, %s)\n", s.Operator, strings.TrimPrefix(s.Release, "v"), s.Profile, s.File, s.Source)
-		if s.Learned != nil {
-			fmt.Fprintf(w, "#   %s\n", s.Learned)
-		}
-	}
-}
-
-// writeHeading starts an object's block in a report.
-func writeHeading(w io.Writer, apiVersion, kind, namespace, name, source string, doc, line int) {
-	if namespace != "" {
-		name = namespace + "/" + name
-	}
-	fmt.Fprintf(w, "\n%s %s %s  (%s)\n", apiVersion, kind, name, manifest.Location(source, doc, line))
-}
-
-func writeExplain(w io.Writer, rep *explainReport) {
-	writeSelections(w, rep.Operators)
-	filled, fields, complete, other := 0, 0, 0, 0
-	for _, ob := range rep.Objects {
-		writeHeading(w, ob.APIVersion, ob.Kind, ob.Namespace, ob.Name, ob.Source, ob.Document, ob.Line)
-		switch {
-		case !ob.Covered:
-			other++
-			fmt.Fprintln(w, "  no selected profile has rules for this kind: passed through")
-		case len(ob.Filled) == 0 && ob.Unfilled == "no-parents":
-			complete++
-			fmt.Fprintln(w, "  nothing to fill: every defaulted field sits under a field this object does not have (admission adds nothing there either)")
-		case len(ob.Filled) == 0 && ob.Unfilled == "set-or-no-parents":
-			complete++
-			fmt.Fprintln(w, "  nothing to fill: the defaulted fields are either set already or under fields this object does not have (admission adds nothing there either)")
-		case len(ob.Filled) == 0:
-			complete++
-			fmt.Fprintln(w, "  nothing to fill: every defaulted field is already set")
-		default:
-			filled++
-			fields += len(ob.Filled)
-			for _, f := range ob.Filled {
-				v, _ := json.Marshal(f.Value)
-				fmt.Fprintf(w, "  %s = %s\n", f.Path, v)
-				fmt.Fprintf(w, "      %s %s  from %s@%s, profile %s (%s:%d)\n", f.Type, f.Rule, f.Origin.Operator, strings.TrimPrefix(f.Origin.Release, "v"), f.Origin.Profile, f.Origin.File, f.Line)
-			}
-		}
-	}
-	fmt.Fprintf(w, "\n%d object(s): %d filled (%d field(s)), %d with nothing to fill, %d not covered by the selected profiles\n", len(rep.Objects), filled, fields, complete, other)
 }

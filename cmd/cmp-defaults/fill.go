@@ -43,7 +43,7 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 				return err
 			}
 			err = c.eachInput(args, func(ob manifest.Object) error {
-				if err := fillOne(e, ob, nil); err != nil {
+				if err := e.FillObject(ob, nil); err != nil {
 					return err
 				}
 				c.warnUnserved(res, []manifest.Object{ob})

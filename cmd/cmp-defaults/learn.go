@@ -138,7 +138,7 @@ func (c *cli) runLearn(ctx context.Context, o *learnOptions, args []string) erro
 	if err != nil {
 		return err
 	}
-	if err := fillAll(e, objs, nil); err != nil {
+	if err := e.FillAll(objs, nil); err != nil {
 		return err
 	}
 	ins := make([]learn.Input, len(objs))

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/report"
 	"github.com/cmp-defaults/cmp-defaults/profiles"
 )
 
@@ -51,7 +51,7 @@ func (c *cli) profilesList() *cobra.Command {
 			}
 			sums := st.Summaries()
 			if o.output.json() {
-				return writeJSON(c.out, sums)
+				return report.WriteJSON(c.out, sums)
 			}
 			tw := tabwriter.NewWriter(c.out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "OPERATOR\tRELEASES CHECKED\tPROFILES\tSOURCE")
@@ -103,7 +103,7 @@ func (c *cli) profilesShow() *cobra.Command {
 					return err
 				}
 				if o.output.json() {
-					return writeJSON(c.out, rels)
+					return report.WriteJSON(c.out, rels)
 				}
 				tw := tabwriter.NewWriter(c.out, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "RELEASE\tDATE\tPROFILE\tFILE")
@@ -123,7 +123,7 @@ func (c *cli) profilesShow() *cobra.Command {
 			}
 			file, src := st.ProfileFile(r.Operator, r.Profile.Version)
 			if o.output.json() {
-				return writeJSON(c.out, r.Profile)
+				return report.WriteJSON(c.out, r.Profile)
 			}
 			b, err := operators.Marshal(r.Profile)
 			if err != nil {
@@ -306,10 +306,4 @@ func splitOperatorRef(cmd *cobra.Command) error {
 		return err
 	}
 	return cmd.Flags().Set("version", v)
-}
-
-func writeJSON(w interface{ Write([]byte) (int, error) }, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }

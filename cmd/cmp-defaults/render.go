@@ -192,7 +192,7 @@ func (c *cli) renderFill(o *common, ropt render.Options, timeout time.Duration, 
 		return fail(fmt.Errorf("the %s source %s rendered no objects; refusing to print an empty result, which with prune: true deletes every resource of the application. Set the parameter allow-empty to \"true\" if this is intended", kind, ropt.Dir))
 	}
 	step = fmt.Sprintf("filling %d objects", len(objs))
-	if err := fillAll(e, objs, record); err != nil {
+	if err := e.FillAll(objs, record); err != nil {
 		return fail(err)
 	}
 	if ctx.Err() != nil {

@@ -302,25 +302,3 @@ func pathErr(err error) error {
 	}
 	return err
 }
-
-// fillAll fills every object; errors name the object and where it came from.
-func fillAll(e *defaults.Engine, objs []manifest.Object, record func(i int, f defaults.Filled)) error {
-	for i := range objs {
-		var rec func(defaults.Filled)
-		if record != nil {
-			rec = func(f defaults.Filled) { record(i, f) }
-		}
-		if err := fillOne(e, objs[i], rec); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// fillOne fills one object; the error names it and where it came from.
-func fillOne(e *defaults.Engine, o manifest.Object, record func(defaults.Filled)) error {
-	if err := e.Fill(o.Data, record); err != nil {
-		return fmt.Errorf("%s: %s: %v", o.Where(), o.ID(), err)
-	}
-	return nil
-}

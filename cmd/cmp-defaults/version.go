@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/report"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3".
@@ -56,7 +58,7 @@ func (c *cli) versionCmd() *cobra.Command {
 				v.Profiles = append(v.Profiles, profileCoverage{Operator: s.Operator, Oldest: s.Oldest, Newest: s.Newest, Releases: s.Releases, Profiles: len(s.Profiles)})
 			}
 			if o.output.json() {
-				return writeJSON(c.out, v)
+				return report.WriteJSON(c.out, v)
 			}
 			fmt.Fprintf(c.out, "cmp-defaults %s (%s, %s)\n", v.Version, v.GoVersion, v.Platform)
 			for _, p := range v.Profiles {

@@ -58,14 +58,14 @@ func Run(ctx context.Context, cl *cluster.Client, e *defaults.Engine, res []*ope
 	fills := make([]map[string]cluster.FilledField, len(objs))
 	for i, ob := range objs {
 		raw[i] = copyJSON(ob.Data).(map[string]any)
-		err := e.Fill(ob.Data, func(f defaults.Filled) {
+		err := e.FillObject(ob, func(f defaults.Filled) {
 			if fills[i] == nil {
 				fills[i] = map[string]cluster.FilledField{}
 			}
 			fills[i][f.Path] = cluster.FilledField{Value: f.Value, Rule: f.Rule, Origin: fmt.Sprintf("%s@%s (profile %s)", f.Origin.Operator, strings.TrimPrefix(f.Origin.Release, "v"), f.Origin.Profile)}
 		})
 		if err != nil {
-			return nil, fmt.Errorf("%s: %s: %v", ob.Where(), ob.ID(), err)
+			return nil, err
 		}
 	}
 	rep := &Report{Cluster: cl.Host, Context: cl.Context, Version: cl.Version, Operators: report.Selections(res)}

@@ -1,0 +1,119 @@
+// Package explain is the use case of 'cmp-defaults explain': fill objects
+// and report, object by object, each field set, its value, the rule and
+// the operator release and profile it comes from.
+package explain
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/report"
+)
+
+// Object is one object's explanation.
+type Object struct {
+	report.Object
+	Covered bool              `json:"covered"`
+	Filled  []defaults.Filled `json:"filled"`
+	// Why nothing was filled in a covered object: "complete" (every
+	// defaulted field is set), "no-parents" (every one sits under a parent
+	// the object does not have) or "set-or-no-parents" (some of each).
+	Unfilled string `json:"unfilled,omitempty"`
+}
+
+// Report is the explanation of a run.
+type Report struct {
+	Operators []report.Selection `json:"operators"`
+	Objects   []Object           `json:"objects"`
+}
+
+// Run fills objs (in place) with e, the engine compiled from res, and
+// explains every field it set.
+func Run(e *defaults.Engine, res []*operators.Resolution, objs []manifest.Object) (*Report, error) {
+	rep := &Report{Operators: report.Selections(res), Objects: make([]Object, len(objs))}
+	for i, ob := range objs {
+		o := Object{Object: report.ObjectOf(ob), Filled: []defaults.Filled{}}
+		o.Covered = e.Covers(o.APIVersion, o.Kind)
+		if err := e.FillObject(ob, func(f defaults.Filled) { o.Filled = append(o.Filled, f) }); err != nil {
+			return nil, err
+		}
+		if o.Covered && len(o.Filled) == 0 {
+			o.Unfilled = whyUnfilled(res, ob.Data)
+		}
+		rep.Objects[i] = o
+	}
+	return rep, nil
+}
+
+// WriteJSON writes the report as JSON.
+func WriteJSON(w io.Writer, rep *Report) error { return report.WriteJSON(w, rep) }
+
+// whyUnfilled tells why a covered object got nothing: its defaulted fields
+// are all set, or some sit under parents it does not have.
+func whyUnfilled(res []*operators.Resolution, obj map[string]any) string {
+	av, _ := obj["apiVersion"].(string)
+	k, _ := obj["kind"].(string)
+	reached, missed := 0, 0
+	for _, r := range res {
+		for _, rs := range r.Profile.Resources {
+			if rs.Kind != k || rs.APIVersion() != av {
+				continue
+			}
+			for _, d := range rs.Defaults {
+				segs, err := operators.ParsePath(d.Path)
+				if err != nil {
+					continue
+				}
+				if parents, _ := operators.Reach(obj, segs); parents == 0 {
+					missed++
+				} else {
+					reached++
+				}
+			}
+		}
+	}
+	switch {
+	case missed > 0 && reached == 0:
+		return "no-parents"
+	case missed > 0:
+		return "set-or-no-parents"
+	}
+	return "complete"
+}
+
+// WriteText writes the report for a person.
+func WriteText(w io.Writer, rep *Report) {
+	report.WriteSelections(w, rep.Operators)
+	filled, fields, complete, other := 0, 0, 0, 0
+	for _, ob := range rep.Objects {
+		report.WriteHeading(w, ob.Object)
+		switch {
+		case !ob.Covered:
+			other++
+			fmt.Fprintln(w, "  no selected profile has rules for this kind: passed through")
+		case len(ob.Filled) == 0 && ob.Unfilled == "no-parents":
+			complete++
+			fmt.Fprintln(w, "  nothing to fill: every defaulted field sits under a field this object does not have (admission adds nothing there either)")
+		case len(ob.Filled) == 0 && ob.Unfilled == "set-or-no-parents":
+			complete++
+			fmt.Fprintln(w, "  nothing to fill: the defaulted fields are either set already or under fields this object does not have (admission adds nothing there either)")
+		case len(ob.Filled) == 0:
+			complete++
+			fmt.Fprintln(w, "  nothing to fill: every defaulted field is already set")
+		default:
+			filled++
+			fields += len(ob.Filled)
+			for _, f := range ob.Filled {
+				v, _ := json.Marshal(f.Value)
+				fmt.Fprintf(w, "  %s = %s\n", f.Path, v)
+				fmt.Fprintf(w, "      %s %s  from %s@%s, profile %s (%s:%d)\n", f.Type, f.Rule, f.Origin.Operator, strings.TrimPrefix(f.Origin.Release, "v"), f.Origin.Profile, f.Origin.File, f.Line)
+			}
+		}
+	}
+	fmt.Fprintf(w, "\n%d object(s): %d filled (%d field(s)), %d with nothing to fill, %d not covered by the selected profiles\n", len(rep.Objects), filled, fields, complete, other)
+}
