@@ -257,7 +257,7 @@ func checkAbortsAll(err error) bool {
 func checkSelections(res []*operators.Resolution) []explainSelection {
 	out := []explainSelection{}
 	for _, r := range res {
-		out = append(out, explainSelection{Operator: r.Operator, Release: r.Requested, Profile: r.Profile.Version, File: r.Profile.File, Source: r.Profile.Source, Warning: r.Warning})
+		out = append(out, newSelection(r))
 	}
 	return out
 }
