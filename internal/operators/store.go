@@ -421,6 +421,14 @@ func (s *Store) Releases(name string) ([]Release, error) {
 	return out, nil
 }
 
+// IndexSource is the upstream source the first index of an operator names.
+func (s *Store) IndexSource(name string) string {
+	if o := s.ops[name]; o != nil && len(o.indexes) > 0 {
+		return o.indexes[0].Source
+	}
+	return ""
+}
+
 // ProfileFile names where the profile of a version comes from.
 func (s *Store) ProfileFile(name, version string) (file, source string) {
 	if o := s.ops[name]; o != nil {
