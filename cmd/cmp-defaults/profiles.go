@@ -44,7 +44,10 @@ func (c *cli) profilesList() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			sums := st.Summaries()
+			sums, err := st.Summaries()
+			if err != nil {
+				return err
+			}
 			if o.output == "json" {
 				return writeJSON(c.out, sums)
 			}

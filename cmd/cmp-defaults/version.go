@@ -33,7 +33,11 @@ func (c *cli) versionCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			for _, s := range st.Summaries() {
+			sums, err := st.Summaries()
+			if err != nil {
+				return err
+			}
+			for _, s := range sums {
 				fmt.Fprintf(c.out, "profiles: %s %s..%s (%d releases checked, %d profiles)\n", s.Operator, s.Oldest, s.Newest, s.Releases, len(s.Profiles))
 			}
 			return nil
