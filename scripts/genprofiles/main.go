@@ -64,7 +64,7 @@ func main() {
 		case "mirror":
 			gitDir := filepath.Join(*mirrors, e.Mirror, "repo")
 			if _, err := os.Stat(gitDir); err != nil {
-				fmt.Printf("%s: skipped, mirror %s not found (fetch github:%s)\n", e.Name, gitDir, strings.TrimPrefix(e.Repository, "github.com/"))
+				fmt.Printf("%s: skipped, mirror %s not found (git clone --bare https://%s %s)\n", e.Name, gitDir, e.Repository, gitDir)
 				continue
 			}
 			files, err = generateMirror(e, newMirror(gitDir))
