@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -74,7 +73,8 @@ It reports, object by object, every field where the filled object and the cluste
 
 Findings mean the selected profile does not match the cluster (another operator release, a
 patched CRD, a webhook): pick the right --operator release, or write a profile for this
-cluster with 'cmp-defaults profiles extract --from-cluster'.
+cluster with 'cmp-defaults profiles extract --from-cluster' (CRD defaults) or
+'cmp-defaults profiles learn' (what webhooks add).
 
 Each object is dry-run twice, as filled and as written. An object that does not exist yet
 is server-side applied (dry run) with field manager argocd-controller, like Argo CD's sync;
@@ -94,11 +94,18 @@ Exit codes: 0 every object matches, 3 some object differs, 1 error, 2 usage.`,
 	o.output = "text"
 	cmd.Flags().Lookup("output").Usage = "output format: text or json"
 	cmd.Flags().Lookup("output").DefValue = "text"
+	addClusterSource(cmd, &o)
+	return cmd
+}
+
+// addClusterSource adds the flags of commands that read a source and ask
+// a cluster about it ('check', 'profiles learn').
+func addClusterSource(cmd *cobra.Command, o *checkOptions) {
 	o.cluster.add(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&o.namespace, "namespace", "n", "", "namespace of objects that have none, and Helm's release namespace (default: the context's namespace)")
 	f.StringVar(&o.fieldManager, "field-manager", "argocd-controller", "field manager of the dry-run applies")
-	f.BoolVar(&o.allKinds, "all-kinds", false, "check built-in kinds too (core, apps, *.k8s.io, ...)")
+	f.BoolVar(&o.allKinds, "all-kinds", false, "include built-in kinds (core, apps, *.k8s.io, ...), skipped by default")
 	f.StringVar(&o.repoRoot, "repo-root", "", "repository root for a DIR source; nothing outside it is read (default: DIR)")
 	f.StringArrayVar(&o.values, "values", nil, "Helm values file, relative to DIR (repeatable)")
 	f.StringArrayVar(&o.set, "set", nil, "Helm value K=V (repeatable)")
@@ -106,7 +113,6 @@ Exit codes: 0 every object matches, 3 some object differs, 1 error, 2 usage.`,
 	f.StringVar(&o.releaseName, "release-name", "", "Helm release name (default: the base name of DIR)")
 	f.StringVar(&o.kubeVersion, "kube-version", "", "Helm .Capabilities.KubeVersion (default: the cluster's version)")
 	f.StringSliceVar(&o.apiVersions, "api-versions", nil, "Helm .Capabilities.APIVersions (default: what the cluster serves)")
-	return cmd
 }
 
 // checkedObject is one object's report.
@@ -150,15 +156,7 @@ func (c *cli) runCheck(ctx context.Context, o *checkOptions, args []string) erro
 	if len(o.operators) == 0 {
 		fmt.Fprintln(c.errw, "Warning: no --operator selected: nothing is filled; check shows what the cluster adds to the manifests as written")
 	}
-	cl, err := cluster.Connect(ctx, o.cluster.options())
-	if err != nil {
-		return err
-	}
-	ns := o.namespace
-	if ns == "" {
-		ns = cl.Namespace
-	}
-	objs, err := c.checkInputs(ctx, o, cl, ns, args)
+	cl, ns, objs, err := c.clusterInputs(ctx, o, args)
 	if err != nil {
 		return err
 	}
@@ -246,13 +244,7 @@ func (c *cli) runCheck(ctx context.Context, o *checkOptions, args []string) erro
 }
 
 // isFatal: errors that would repeat for every object.
-func checkAbortsAll(err error) bool {
-	var ce *cluster.Error
-	if !errors.As(err, &ce) {
-		return false
-	}
-	return strings.HasPrefix(ce.Msg, "cannot reach") || strings.Contains(ce.Msg, "rejected the credentials")
-}
+func checkAbortsAll(err error) bool { return cluster.Fatal(err) }
 
 func checkSelections(res []*operators.Resolution) []explainSelection {
 	out := []explainSelection{}
@@ -260,6 +252,19 @@ func checkSelections(res []*operators.Resolution) []explainSelection {
 		out = append(out, newSelection(r))
 	}
 	return out
+}
+
+// clusterInputs connects to the cluster and reads the source; ns is where
+// objects without a namespace go.
+func (c *cli) clusterInputs(ctx context.Context, o *checkOptions, args []string) (cl *cluster.Client, ns string, objs []manifest.Object, err error) {
+	if cl, err = cluster.Connect(ctx, o.cluster.options()); err != nil {
+		return nil, "", nil, err
+	}
+	if ns = o.namespace; ns == "" {
+		ns = cl.Namespace
+	}
+	objs, err = c.checkInputs(ctx, o, cl, ns, args)
+	return cl, ns, objs, err
 }
 
 // checkInputs renders DIR arguments and reads the rest like 'fill'.

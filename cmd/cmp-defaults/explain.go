@@ -33,10 +33,12 @@ type explainSelection struct {
 	File     string `json:"file"`
 	Source   string `json:"source"`
 	Warning  string `json:"warning,omitempty"`
+	// Learned is the provenance of a profile learned from a cluster.
+	Learned *operators.Learned `json:"learned,omitempty"`
 }
 
 func newSelection(r *operators.Resolution) explainSelection {
-	return explainSelection{Operator: r.Operator, Release: r.Requested, Profile: r.Profile.Version, Channel: r.Profile.Channel, File: r.Profile.File, Source: r.Profile.Source, Warning: r.Warning}
+	return explainSelection{Operator: r.Operator, Release: r.Requested, Profile: r.Profile.Version, Channel: r.Profile.Channel, File: r.Profile.File, Source: r.Profile.Source, Warning: r.Warning, Learned: r.Profile.Learned}
 }
 
 type explainReport struct {
@@ -118,6 +120,9 @@ func writeSelections(w io.Writer, sels []explainSelection) {
 			ch = ", " + s.Channel + " channel"
 		}
 		fmt.Fprintf(w, "# %s@%s: profile %s%s (%s, %s)\n", s.Operator, strings.TrimPrefix(s.Release, "v"), s.Profile, ch, s.File, s.Source)
+		if s.Learned != nil {
+			fmt.Fprintf(w, "#   %s\n", s.Learned)
+		}
 	}
 }
 

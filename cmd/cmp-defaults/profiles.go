@@ -21,11 +21,12 @@ func (c *cli) profilesCmd() *cobra.Command {
 		Use:   "profiles",
 		Short: "List, show, lint and extract operator profiles",
 		Long: `Profiles describe what one operator release's admission adds, per apiVersion and kind:
-CRD schema defaults (generated from CRDs) and known webhook defaults (written by hand).
+CRD schema defaults (generated from CRDs) and known webhook defaults (written by hand, or
+learned from a cluster's admission with 'profiles learn').
 Shipped profiles are built in; add or override them with --profiles-dir or
 $CMP_DEFAULTS_PROFILES_DIR.`,
 	}
-	cmd.AddCommand(c.profilesList(), c.profilesShow(), c.profilesLint(), c.withFromCluster(c.profilesExtract()))
+	cmd.AddCommand(c.profilesList(), c.profilesShow(), c.profilesLint(), c.withFromCluster(c.profilesExtract()), c.profilesLearn())
 	return cmd
 }
 

@@ -294,3 +294,13 @@ func (c *Client) CRDs(ctx context.Context) ([]unstructured.Unstructured, error) 
 		opts.Continue = l.GetContinue()
 	}
 }
+
+// Fatal says whether err would repeat for every further object: the
+// cluster cannot be reached or rejects the credentials.
+func Fatal(err error) bool {
+	var ce *Error
+	if !errors.As(err, &ce) {
+		return false
+	}
+	return strings.HasPrefix(ce.Msg, "cannot reach") || strings.Contains(ce.Msg, "rejected the credentials")
+}

@@ -53,7 +53,7 @@ type FilledField struct {
 func Compare(filled, admitted, admittedRaw map[string]any, fills map[string]FilledField) []Finding {
 	var out []Finding
 	seen := map[string]bool{}
-	walk(comparable(filled), comparable(admitted), "", func(p string, a, b any, inA, inB bool) {
+	walk(Comparable(filled), Comparable(admitted), "", func(p string, a, b any, inA, inB bool) {
 		f := Finding{Path: p, Value: a, Cluster: b}
 		switch {
 		case !inA:
@@ -69,7 +69,7 @@ func Compare(filled, admitted, admittedRaw map[string]any, fills map[string]Fill
 		seen[p] = true
 		out = append(out, f)
 	})
-	raw := comparable(admittedRaw)
+	raw := Comparable(admittedRaw)
 	paths := make([]string, 0, len(fills))
 	for p := range fills {
 		paths = append(paths, p)
@@ -91,9 +91,9 @@ func Compare(filled, admitted, admittedRaw map[string]any, fills map[string]Fill
 	return out
 }
 
-// comparable keeps what a manifest states: everything but status, and of
-// metadata only labels and annotations.
-func comparable(obj map[string]any) map[string]any {
+// Comparable keeps what a manifest states: everything but status, and of
+// metadata only labels and annotations (empty ones count as absent).
+func Comparable(obj map[string]any) map[string]any {
 	out := map[string]any{}
 	for k, v := range obj {
 		switch k {

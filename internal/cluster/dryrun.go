@@ -91,6 +91,17 @@ type Admission struct {
 // mode, under a name the server generates: admission then sees exactly
 // obj, as on its first sync.
 func (c *Client) DryRun(ctx context.Context, t *Target, obj map[string]any, fieldManager string) (*Admission, error) {
+	return c.dryRun(ctx, t, obj, fieldManager, t.Exists && !nameBound(t))
+}
+
+// DryRunApply is a server-side apply of obj in dry-run mode, as Argo CD's
+// sync applies it, also when the object exists: the result is then merged
+// with the stored object, as the sync would store it.
+func (c *Client) DryRunApply(ctx context.Context, t *Target, obj map[string]any, fieldManager string) (*Admission, error) {
+	return c.dryRun(ctx, t, obj, fieldManager, false)
+}
+
+func (c *Client) dryRun(ctx context.Context, t *Target, obj map[string]any, fieldManager string, generated bool) (*Admission, error) {
 	u := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(jsonSafe(obj).(map[string]any))}
 	u.SetNamespace(t.Namespace)
 	u.SetResourceVersion("")
@@ -102,7 +113,7 @@ func (c *Client) DryRun(ctx context.Context, t *Target, obj map[string]any, fiel
 	)
 	create := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: fieldManager, FieldValidation: metav1.FieldValidationIgnore}
 	res := &Admission{}
-	if t.Exists && !nameBound(t) {
+	if generated {
 		u.SetName("")
 		u.SetGenerateName(t.Name + "-")
 		out, err = ri.Create(ctx, u, create)

@@ -92,11 +92,13 @@ type Engine struct {
 	res   []*operators.Resolution
 }
 
-// Compile builds an engine from resolved profiles. Two profiles that define
-// the same apiVersion and kind are an error.
+// Compile builds an engine from resolved profiles. Two profiles with schema
+// defaults for the same apiVersion and kind are an error; profiles of
+// webhook mutations only (a cluster's admission, learned with 'profiles
+// learn') add their mutations to the kind's rules, in the order selected.
 func Compile(res []*operators.Resolution, file func(op, version string) (string, string)) (*Engine, error) {
 	e := &Engine{kinds: map[kindKey]*kindRules{}, res: res}
-	owner := map[string]string{}
+	owner := map[string]string{} // of a kind's schema defaults
 	for _, r := range res {
 		p := r.Profile
 		f, src := p.File, p.Source
@@ -109,15 +111,24 @@ func Compile(res []*operators.Resolution, file func(op, version string) (string,
 		for i := range p.Resources {
 			rs := &p.Resources[i]
 			key := rs.APIVersion() + " " + rs.Kind
-			if prev, dup := owner[key]; dup {
-				return nil, fmt.Errorf("%s and %s both have rules for %s; select only one of them", prev, r.Ref(), key)
+			if len(rs.Defaults) > 0 {
+				if prev, dup := owner[key]; dup {
+					return nil, fmt.Errorf("%s and %s both have schema defaults for %s; select only one of them", prev, r.Ref(), key)
+				}
+				owner[key] = r.Ref()
 			}
-			owner[key] = r.Ref()
 			kr, err := compileResource(rs, o)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %v", f, err)
 			}
-			e.kinds[kindKey{rs.APIVersion(), rs.Kind}] = kr
+			k := kindKey{rs.APIVersion(), rs.Kind}
+			if prev := e.kinds[k]; prev != nil {
+				if len(rs.Defaults) == 0 {
+					kr.root = prev.root
+				}
+				kr.mutations = append(prev.mutations, kr.mutations...)
+			}
+			e.kinds[k] = kr
 		}
 	}
 	return e, nil

@@ -110,6 +110,6 @@ func WriteObjects(w io.Writer, r *ObjectsReport) {
 	}
 	fmt.Fprintf(w, "\n%d of %d object(s) change: %d field(s) appear, %d disappear, %d change value.\n", len(r.Objects), r.Total, appear, disappear, change)
 	if disappear > 0 {
-		fmt.Fprintf(w, "Fields that disappear stay stored in objects created under %s; objects created under %s lack them.\n", r.From, r.To)
+		fmt.Fprintf(w, "Fields that disappear stay stored in objects created under %s until a sync applies them without those fields: Argo CD, which applied them, then removes them (either sync strategy); objects created under %s lack them.\n", r.From, r.To)
 	}
 }

@@ -86,8 +86,15 @@ func Extract(operator, version string, crds []apiextv1.CustomResourceDefinition)
 			}
 		}
 	}
-	sort.Slice(p.Resources, func(i, j int) bool {
-		a, b := p.Resources[i], p.Resources[j]
+	SortResources(p.Resources)
+	return p, nil
+}
+
+// SortResources puts resources in the order profiles list them: by group,
+// kind, version.
+func SortResources(rs []Resource) {
+	sort.SliceStable(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
 		if a.Group != b.Group {
 			return a.Group < b.Group
 		}
@@ -96,7 +103,6 @@ func Extract(operator, version string, crds []apiextv1.CustomResourceDefinition)
 		}
 		return a.Version < b.Version
 	})
-	return p, nil
 }
 
 type walker struct {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/itchyny/gojq"
 	"go.yaml.in/yaml/v3"
@@ -33,6 +34,7 @@ type Profile struct {
 	Channel     string      `yaml:"channel,omitempty" json:"channel,omitempty"`
 	Description string      `yaml:"description,omitempty" json:"description,omitempty"`
 	Provenance  *Provenance `yaml:"provenance,omitempty" json:"provenance,omitempty"`
+	Learned     *Learned    `yaml:"learned,omitempty" json:"learned,omitempty"`
 	Resources   []Resource  `yaml:"resources" json:"resources"`
 
 	File   string `yaml:"-" json:"-"` // where it was read from
@@ -51,6 +53,33 @@ type Provenance struct {
 type ProvenanceFile struct {
 	Path string `yaml:"path" json:"path"`
 	Blob string `yaml:"blob" json:"blob"`
+}
+
+// Learned is the provenance of a profile that 'profiles learn' took from a
+// cluster's admission.
+type Learned struct {
+	Cluster       string   `yaml:"cluster" json:"cluster"`                     // API server URL
+	Context       string   `yaml:"context,omitempty" json:"context,omitempty"` // kubeconfig context
+	ServerVersion string   `yaml:"serverVersion" json:"serverVersion"`
+	Time          string   `yaml:"time,omitempty" json:"time,omitempty"`           // RFC 3339, only when given: output stays reproducible
+	Objects       int      `yaml:"objects" json:"objects"`                         // objects dry-run
+	Operators     []string `yaml:"operators,omitempty" json:"operators,omitempty"` // releases whose fills came first
+}
+
+// String says where the profile was learned, for reports.
+func (l *Learned) String() string {
+	s := "learned from " + l.Cluster + " (Kubernetes " + l.ServerVersion
+	if l.Context != "" {
+		s += ", context " + l.Context
+	}
+	s += fmt.Sprintf(") from %d object(s)", l.Objects)
+	if len(l.Operators) > 0 {
+		s += " beyond " + strings.Join(l.Operators, ", ")
+	}
+	if l.Time != "" {
+		s += " at " + l.Time
+	}
+	return s
 }
 
 // Resource holds the rules for one group/version/kind.
@@ -170,8 +199,13 @@ func ParseProfile(file string, data []byte) (*Profile, error) {
 		return nil, &LintError{File: file, Msg: "empty file"}
 	}
 	doc := root.Content[0]
-	if err := checkKeys(file, doc, "apiVersion", "kind", "operator", "version", "channel", "description", "provenance", "resources"); err != nil {
+	if err := checkKeys(file, doc, "apiVersion", "kind", "operator", "version", "channel", "description", "provenance", "learned", "resources"); err != nil {
 		return nil, err
+	}
+	if ln := valueOf(doc, "learned"); ln != nil {
+		if err := checkKeys(file, ln, "cluster", "context", "serverVersion", "time", "objects", "operators"); err != nil {
+			return nil, err
+		}
 	}
 	p := &Profile{File: file}
 	if err := doc.Decode(p); err != nil {
@@ -187,6 +221,17 @@ func ParseProfile(file string, data []byte) (*Profile, error) {
 		return nil, &LintError{File: file, Line: doc.Line, Msg: err.Error()}
 	}
 	p.Version, _ = CanonicalVersion(p.Version)
+	if l := p.Learned; l != nil {
+		line := valueOf(doc, "learned").Line
+		switch {
+		case l.Cluster == "" || l.ServerVersion == "":
+			return nil, &LintError{File: file, Line: line, Msg: "learned: cluster and serverVersion are required"}
+		case l.Objects <= 0:
+			return nil, &LintError{File: file, Line: line, Msg: "learned: objects must be a positive count"}
+		case l.Time != "" && !validTime(l.Time):
+			return nil, &LintError{File: file, Line: line, Msg: fmt.Sprintf("learned: time %q is not RFC 3339 (2026-12-01T09:00:00Z)", l.Time)}
+		}
+	}
 	res := valueOf(doc, "resources")
 	if res == nil || res.Kind != yaml.SequenceNode {
 		return nil, &LintError{File: file, Line: doc.Line, Msg: "resources must be a list"}
@@ -416,6 +461,11 @@ func normalize(v any) (any, error) {
 	var out any
 	err = utiljson.Unmarshal(b, &out)
 	return out, err
+}
+
+func validTime(s string) bool {
+	_, err := time.Parse(time.RFC3339, s)
+	return err == nil
 }
 
 func valueOf(m *yaml.Node, key string) *yaml.Node {

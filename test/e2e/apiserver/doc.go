@@ -33,6 +33,17 @@
 // corrupted user profiles that must fail; and the 'check' and 'profiles
 // extract --from-cluster' commands run through a kubeconfig, errors included.
 //
+// Three more tests run on API servers of their own: TestLearn registers a
+// real mutating webhook (HTTPS on loopback, its own CA, sideEffects None),
+// learns a profile from it with 'profiles learn', fills offline with it and
+// syncs (every mode Synced, identity annotation reported, same bytes twice);
+// TestUpgrade syncs ExternalSecrets filled with external-secrets@2.5.0, upgrades
+// the CRD to v2.7.0, switches and syncs once (every mode Synced, diff-releases
+// names exactly what changed); TestServerSideDiffRequests counts the requests
+// Server-Side Diff makes for one refresh of N objects (E2E_SSD_SIZES, default
+// 10,100) from the server's own apiserver_request_total, against none for the
+// diff of filled manifests.
+//
 // Measured on the way: kubectl's client-side apply strips explicit nulls
 // before it creates an object, so a nullable field set to null in Git is
 // stored with its default by a client-side-applied app (server-side apply and

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/learn"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+)
+
+type learnOptions struct {
+	checkOptions
+	as        string
+	learnedAt string
+	report    string
+	write     string
+}
+
+func (c *cli) profilesLearn() *cobra.Command {
+	var o learnOptions
+	cmd := &cobra.Command{
+		Use:   "learn --kubeconfig FILE [--context C] --as NAME@VERSION [--operator OP@VER...] [DIR|FILE...|-]",
+		Short: "Keep what a cluster's admission adds (webhooks) as a profile of mutations",
+		Long: `Learn renders (a DIR: Helm, Kustomize or plain manifests) or reads (FILEs, or stdin) the
+manifests, fills them with the selected operator profiles, and dry-runs each object twice
+against the cluster (server-side, nothing is stored): first applied as Argo CD's sync applies
+it (field manager argocd-controller, merged with the stored object when it exists), then
+again (an object that exists is created under a generated name, so that admission sees it
+alone). What admission adds beyond the selected profiles becomes a profile of 'mutations'
+named by --as, printed on stdout (or written with --write): save it into a profiles
+directory and select it like any operator release, next to the operators' own:
+
+  --operator external-secrets@2.5.0 --operator prod-webhooks@2026.12.1
+
+Only defaults are learned:
+  - a value both dry runs add, the same for every object (or list item) that lacks the
+    field; list indexes become [] (.spec.rules[].retries);
+  - when the value follows a sibling field (.protocol == "HTTP"), the rule keeps that
+    condition (select(...) in the path for list items, 'when' otherwise).
+Never learned, and reported with the reason and the narrow ignoreDifferences rule that
+covers it: values that differ between the two dry runs or between objects (identities,
+timestamps, generated names), fields of the stored object, metadata the server owns,
+status, list items added or removed. A value the manifest states that admission rewrites
+is reported, not learned: cmp-defaults never changes what you wrote.
+
+The report goes to stderr (and as JSON to --report FILE). The profile records where it was
+learned (API server, context, Kubernetes version, object count, operators filled first);
+the time only with --learned-at or $SOURCE_DATE_EPOCH, so that learning twice from the
+same cluster prints the same bytes. Built-in kinds are skipped unless --all-kinds. The
+cluster identity needs the verbs get, create and patch on the resources (as for 'check').
+
+Exit codes: 0 a profile was learned, 1 error or nothing to learn, 2 usage.`,
+		Example: `  cmp-defaults profiles learn --kubeconfig ~/.kube/config --context prod \
+    --as prod-webhooks@2026.12.1 --operator external-secrets@2.5.0 apps/ > prod-webhooks.yaml
+  cmp-defaults profiles learn --context prod --as prod-webhooks@2026.12.1 --write ./my-profiles \
+    --report learn-report.json manifests.yaml
+  helm template my-chart | cmp-defaults profiles learn --as prod-webhooks@1.0.0 -`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return c.runLearn(cmd.Context(), &o, args)
+		},
+	}
+	addCommon(cmd, &o.common)
+	cmd.Flags().Lookup("output").Usage = "format of the profile: yaml or json"
+	addClusterSource(cmd, &o.checkOptions)
+	f := cmd.Flags()
+	f.StringVar(&o.as, "as", "", "operator name and version of the learned profile, NAME@VERSION (e.g. prod-webhooks@2026.12.1)")
+	f.StringVar(&o.learnedAt, "learned-at", "", "time recorded in the profile, RFC 3339 or 'now' (default $SOURCE_DATE_EPOCH; none: no time, reproducible output)")
+	f.StringVar(&o.report, "report", "", "also write the report as JSON to FILE")
+	f.StringVar(&o.write, "write", "", "write DIR/NAME/VERSION.yaml instead of printing the profile")
+	return cmd
+}
+
+// learnedAt is the provenance time: the flag, else $SOURCE_DATE_EPOCH,
+// else none.
+func learnedAt(flag string) (string, error) {
+	switch {
+	case flag == "now":
+		return time.Now().UTC().Format(time.RFC3339), nil
+	case flag != "":
+		t, err := time.Parse(time.RFC3339, flag)
+		if err != nil {
+			return "", usagef("--learned-at %q: use RFC 3339 (2026-12-01T09:00:00Z) or now", flag)
+		}
+		return t.UTC().Format(time.RFC3339), nil
+	}
+	if env := os.Getenv("SOURCE_DATE_EPOCH"); env != "" {
+		n, err := strconv.ParseInt(env, 10, 64)
+		if err != nil {
+			return "", fmt.Errorf("SOURCE_DATE_EPOCH=%q: want seconds since 1970", env)
+		}
+		return time.Unix(n, 0).UTC().Format(time.RFC3339), nil
+	}
+	return "", nil
+}
+
+func (c *cli) runLearn(ctx context.Context, o *learnOptions, args []string) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	if o.as == "" {
+		return usagef("learn needs --as NAME@VERSION: the operator name and version the learned profile is selected by (e.g. prod-webhooks@2026.12.1)")
+	}
+	name, version, err := operators.ParseRef(o.as)
+	if err != nil {
+		return usageError{fmt.Errorf("--as: %v", err)}
+	}
+	if _, err := operators.Extract(name, version, nil); err != nil {
+		return usageError{fmt.Errorf("--as: %v", err)}
+	}
+	if o.fieldManager == "" {
+		return usagef("--field-manager must not be empty")
+	}
+	at, err := learnedAt(o.learnedAt)
+	if err != nil {
+		return err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	e, res, err := c.engine(&o.common)
+	if err != nil {
+		return err
+	}
+	var filledFirst []string
+	for _, r := range res {
+		if r.Operator == name {
+			return usagef("--as %s names the selected operator %s: learn under another name (the learned profile is selected next to it)", o.as, r.Ref())
+		}
+		filledFirst = append(filledFirst, r.Operator+"@"+strings.TrimPrefix(r.Requested, "v"))
+	}
+	if len(res) == 0 {
+		fmt.Fprintln(c.errw, "Warning: no --operator selected: CRD schema defaults the cluster adds are learned as mutations too; select the operators' releases to learn only what the webhooks add")
+	}
+	cl, ns, objs, err := c.clusterInputs(ctx, &o.checkOptions, args)
+	if err != nil {
+		return err
+	}
+	if err := fillAll(e, objs, nil); err != nil {
+		return err
+	}
+	ins := make([]learn.Input, len(objs))
+	for i, ob := range objs {
+		ins[i].Object = ob
+		av, _ := ob.Data["apiVersion"].(string)
+		kind, _ := ob.Data["kind"].(string)
+		if !o.allKinds && builtInGroup(av) && !e.Covers(av, kind) {
+			ins[i].Skipped = "built-in kind (use --all-kinds to learn from it)"
+		}
+	}
+	obs, seen, err := learn.Observe(ctx, cl, ins, ns, o.fieldManager)
+	if err != nil {
+		return err
+	}
+	result := learn.Build(obs)
+	rep := &learn.Report{
+		Operator: name, Version: version,
+		Learned:    operators.Learned{Cluster: cl.Host, Context: cl.Context, ServerVersion: cl.Version, Time: at, Objects: len(obs), Operators: filledFirst},
+		Objects:    seen,
+		Rules:      result.Rules,
+		NotLearned: result.Findings,
+	}
+	learn.WriteText(c.errw, rep)
+	if o.report != "" {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(o.report, append(b, '\n'), 0o644); err != nil {
+			return fmt.Errorf("--report: %v", err)
+		}
+	}
+	if len(obs) == 0 {
+		return fmt.Errorf("no object to learn from: every object was skipped (built-in kinds need --all-kinds)")
+	}
+	if len(result.Rules) == 0 {
+		return fmt.Errorf("nothing learned: the cluster's admission adds no field that is the same for every object beyond the selected profiles; no profile written")
+	}
+	p := learn.Profile(name, version, result, rep.Learned)
+	var out []byte
+	if o.output == "json" {
+		if out, err = json.MarshalIndent(p, "", "  "); err == nil {
+			out = append(out, '\n')
+		}
+	} else {
+		out, err = operators.Marshal(p)
+	}
+	if err != nil {
+		return err
+	}
+	// What is printed must load as any user profile does.
+	if _, err := operators.ParseProfile("learned profile", out); err != nil {
+		return fmt.Errorf("the learned profile does not validate (a bug, please report it): %v", err)
+	}
+	if o.write == "" {
+		_, err = c.out.Write(out)
+		return err
+	}
+	target := filepath.Join(o.write, name, version+".yaml") // JSON is YAML too
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(target, out, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.errw, "wrote %s: %d rule(s) for %d kind(s)\n", target, len(result.Rules), len(p.Resources))
+	return nil
+}

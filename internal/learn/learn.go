@@ -1,0 +1,638 @@
+// Package learn keeps what a cluster's mutating admission adds to objects
+// as a profile of webhook mutations ('cmp-defaults profiles learn').
+//
+// Each object is dry-run twice. Only what both runs add, with the same
+// value, to every object that could get it is learned; a value that differs
+// between the runs or between objects (identities, timestamps, generated
+// names) is reported with the narrow ignoreDifferences rule that covers it.
+// Concrete list indexes are generalised to [] when every item that lacks
+// the field gets the same value; when the value follows a sibling field of
+// the item, the rule is kept under that condition. Values the user wrote
+// are never learned: a rewrite is reported.
+package learn
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+)
+
+// Observation is one object and what two dry runs of the cluster's
+// admission made of it.
+type Observation struct {
+	ID         string // Kind namespace/name, for reports
+	APIVersion string
+	Kind       string
+	Exists     bool           // stored already: the first run merged with it
+	Sent       map[string]any // as sent: as written, filled with the selected profiles
+	// Runs[0] is the object applied (dry run) as Argo CD applies it;
+	// Runs[1] a second dry run: applied again, or, for an object that
+	// exists, created under a generated name (admission of the object alone).
+	Runs [2]map[string]any
+}
+
+// Reasons a field is not learned.
+const (
+	ReasonRuns    = "differs-between-dry-runs"
+	ReasonObjects = "differs-between-objects"
+	ReasonStored  = "from-stored-object"
+	ReasonRewrite = "rewrites-user-value"
+	ReasonDropped = "dropped"
+	ReasonList    = "list-items-changed"
+	ReasonServer  = "server-owned"
+)
+
+// Rule is one learned mutation.
+type Rule struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Path       string `json:"path"`
+	When       string `json:"when,omitempty"`
+	Value      any    `json:"value"`
+	Fields     int    `json:"fields"`  // fields it was seen added to
+	Objects    int    `json:"objects"` // in how many objects
+}
+
+// IgnoreRule is the Argo CD ignoreDifferences entry that covers a field.
+type IgnoreRule struct {
+	Group             string   `json:"group"`
+	Kind              string   `json:"kind"`
+	JQPathExpressions []string `json:"jqPathExpressions"`
+}
+
+// Finding is a field admission changed that was not learned, and why.
+type Finding struct {
+	APIVersion string      `json:"apiVersion"`
+	Kind       string      `json:"kind"`
+	Path       string      `json:"path"`
+	Reason     string      `json:"reason"`
+	Why        string      `json:"why"`
+	Values     []string    `json:"values,omitempty"` // JSON texts seen
+	Objects    []string    `json:"objects,omitempty"`
+	Ignore     *IgnoreRule `json:"ignoreDifferences,omitempty"`
+	Fix        string      `json:"fix,omitempty"`
+}
+
+// Result is what Build learned and what it left out.
+type Result struct {
+	Rules    []Rule    `json:"rules"`
+	Findings []Finding `json:"notLearned"`
+}
+
+// Build learns the mutations the observations agree on.
+func Build(obs []Observation) *Result {
+	b := &builder{adds: map[int]map[string]any{}, unstable: map[int]map[string]bool{}, groups: map[string]*group{}, findings: map[string]*Finding{}}
+	for i := range obs {
+		b.observe(i, &obs[i])
+	}
+	res := &Result{Rules: []Rule{}, Findings: []Finding{}}
+	for _, g := range b.sortedGroups() {
+		rules, f := b.decide(obs, g)
+		res.Rules = append(res.Rules, rules...)
+		if f != nil {
+			b.add(f)
+		}
+	}
+	sort.SliceStable(res.Rules, func(i, j int) bool {
+		a, c := res.Rules[i], res.Rules[j]
+		if a.APIVersion+" "+a.Kind != c.APIVersion+" "+c.Kind {
+			return a.APIVersion+" "+a.Kind < c.APIVersion+" "+c.Kind
+		}
+		if a.Path != c.Path {
+			return a.Path < c.Path
+		}
+		return a.When < c.When
+	})
+	keys := make([]string, 0, len(b.findings))
+	for k := range b.findings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		f := b.findings[k]
+		sort.Strings(f.Objects)
+		sort.Strings(f.Values)
+		res.Findings = append(res.Findings, *f)
+	}
+	return res
+}
+
+// group is every addition at one generalised path of one kind.
+type group struct {
+	apiVersion, kind string
+	gen              []operators.Seg
+	path             string
+}
+
+type builder struct {
+	// adds[observation][concrete path]: the value both runs added;
+	// unstable: where the runs disagreed.
+	adds     map[int]map[string]any
+	unstable map[int]map[string]bool
+	groups   map[string]*group
+	findings map[string]*Finding
+}
+
+func (b *builder) observe(i int, o *Observation) {
+	sent := cluster.Comparable(o.Sent)
+	r0, r1 := cluster.Comparable(o.Runs[0]), cluster.Comparable(o.Runs[1])
+	b.serverOwned(o)
+	seen := map[string]bool{}
+	for run, r := range []map[string]any{r0, r1} {
+		other := r1
+		if run == 1 {
+			other = r0
+		}
+		walk(sent, r, nil, func(ev event) {
+			cp := operators.ConcretePath(ev.path)
+			if seen[cp] {
+				return
+			}
+			seen[cp] = true
+			switch ev.kind {
+			case added:
+				v1, ok := operators.Lookup(other, ev.path)
+				stable, unstable := split(ev.value, v1, ok, nil)
+				for _, rel := range unstable {
+					p := append(append([]any{}, ev.path...), rel...)
+					b.markUnstable(i, p)
+					reason := ReasonRuns
+					if o.Exists && !ok && run == 0 {
+						reason = ReasonStored
+					}
+					x, _ := operators.Lookup(r0, p)
+					y, _ := operators.Lookup(r1, p)
+					b.finding(o, p, reason, x, y)
+				}
+				if stable != nil {
+					b.addition(i, o, ev.path, stable)
+				}
+			case changed:
+				b.finding(o, ev.path, ReasonRewrite, ev.from, ev.value)
+			case dropped:
+				b.finding(o, ev.path, ReasonDropped, ev.from, nil)
+			case listChanged:
+				b.finding(o, ev.path, ReasonList, ev.from, ev.value)
+			}
+		})
+	}
+}
+
+func (b *builder) addition(i int, o *Observation, p []any, v any) {
+	if b.adds[i] == nil {
+		b.adds[i] = map[string]any{}
+	}
+	b.adds[i][operators.ConcretePath(p)] = v
+	gen := generalise(p)
+	path := operators.FormatPath(gen)
+	gk := o.APIVersion + " " + o.Kind + " " + path
+	if b.groups[gk] == nil {
+		b.groups[gk] = &group{apiVersion: o.APIVersion, kind: o.Kind, gen: gen, path: path}
+	}
+}
+
+func (b *builder) markUnstable(i int, p []any) {
+	if b.unstable[i] == nil {
+		b.unstable[i] = map[string]bool{}
+	}
+	b.unstable[i][operators.ConcretePath(p)] = true
+}
+
+func (b *builder) sortedGroups() []*group {
+	keys := make([]string, 0, len(b.groups))
+	for k := range b.groups {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]*group, len(keys))
+	for i, k := range keys {
+		out[i] = b.groups[k]
+	}
+	return out
+}
+
+// slot is one place a rule of the group could fill: a parent that exists
+// in a sent object and lacks the field.
+type slot struct {
+	obs     int
+	path    []any
+	parent  map[string]any
+	outcome string // JSON text of the value added, or "" for none
+	value   any
+}
+
+func (b *builder) decide(obs []Observation, g *group) ([]Rule, *Finding) {
+	var slots []slot
+	for i := range obs {
+		o := &obs[i]
+		if o.APIVersion != g.apiVersion || o.Kind != g.kind {
+			continue
+		}
+		for _, s := range candidates(cluster.Comparable(o.Sent), g.gen) {
+			cp := operators.ConcretePath(s.path)
+			if b.unstable[i][cp] {
+				continue
+			}
+			s.obs = i
+			if v, ok := b.adds[i][cp]; ok {
+				s.value, s.outcome = v, jsonText(v)
+			}
+			slots = append(slots, s)
+		}
+	}
+	outcomes := map[string]int{}
+	for _, s := range slots {
+		outcomes[s.outcome]++
+	}
+	if len(slots) == 0 || (len(outcomes) == 1 && slots[0].outcome == "") {
+		return nil, nil
+	}
+	rule := func(path, when string, match []slot) Rule {
+		objs := map[int]bool{}
+		for _, s := range match {
+			objs[s.obs] = true
+		}
+		return Rule{APIVersion: g.apiVersion, Kind: g.kind, Path: path, When: when, Value: match[0].value, Fields: len(match), Objects: len(objs)}
+	}
+	if len(outcomes) == 1 && slots[0].outcome != "" {
+		return []Rule{rule(g.path, "", slots)}, nil
+	}
+	if sib, ok := discriminator(slots); ok {
+		return b.conditional(g, slots, sib, rule), nil
+	}
+	f := &Finding{APIVersion: g.apiVersion, Kind: g.kind, Path: g.path, Reason: ReasonObjects}
+	var vals []string
+	for v, n := range outcomes {
+		if v == "" {
+			v = "(nothing)"
+		}
+		vals = append(vals, fmt.Sprintf("%s in %d of %d", v, n, len(slots)))
+	}
+	sort.Strings(vals)
+	f.Values = vals
+	f.Why = "admission adds different values, or adds it to only some of the objects (or items) that lack it, and no sibling field's value explains which: not a default"
+	objs := map[string]bool{}
+	for _, s := range slots {
+		objs[obs[s.obs].ID] = true
+	}
+	for id := range objs {
+		f.Objects = append(f.Objects, id)
+	}
+	f.Ignore = ignoreRule(g.apiVersion, g.kind, g.path)
+	return nil, f
+}
+
+// conditional keeps one rule per sibling value that leads to an addition.
+func (b *builder) conditional(g *group, slots []slot, sib string, rule func(path, when string, match []slot) Rule) []Rule {
+	byVal := map[string][]slot{}
+	for _, s := range slots {
+		byVal[jsonText(s.parent[sib])] = append(byVal[jsonText(s.parent[sib])], s)
+	}
+	keys := make([]string, 0, len(byVal))
+	for k := range byVal {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parent := g.gen[:len(g.gen)-1]
+	field := g.gen[len(g.gen)-1]
+	var out []Rule
+	for _, k := range keys {
+		match := byVal[k]
+		if match[0].outcome == "" {
+			continue
+		}
+		cond := dotField(sib) + " == " + k
+		if hasIter(parent) {
+			path := operators.FormatPath(parent) + " | select(" + cond + ") | " + dotField(field.Name)
+			out = append(out, rule(path, "", match))
+			continue
+		}
+		when := operators.FormatPath(parent) + dotField(sib) + " == " + k
+		if len(parent) == 0 {
+			when = cond
+		}
+		out = append(out, rule(g.path, when, match))
+	}
+	return out
+}
+
+// discriminator finds a sibling field (scalar, sorted by name, the first
+// that fits) whose value decides the outcome of every slot, with at least
+// two outcomes and some sibling value seen more than once: evidence, not a
+// value per object.
+func discriminator(slots []slot) (string, bool) {
+	names := map[string]bool{}
+	for _, s := range slots {
+		for k := range s.parent {
+			names[k] = true
+		}
+	}
+	sorted := make([]string, 0, len(names))
+	for k := range names {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+next:
+	for _, sib := range sorted {
+		outcome := map[string]string{}
+		count := map[string]int{}
+		for _, s := range slots {
+			v := s.parent[sib]
+			switch v.(type) {
+			case map[string]any, []any:
+				continue next
+			}
+			k := jsonText(v)
+			if o, seen := outcome[k]; seen && o != s.outcome {
+				continue next
+			}
+			outcome[k] = s.outcome
+			count[k]++
+		}
+		distinct := map[string]bool{}
+		repeated := false
+		for k, o := range outcome {
+			distinct[o] = true
+			if count[k] > 1 {
+				repeated = true
+			}
+		}
+		if len(distinct) > 1 && repeated {
+			return sib, true
+		}
+	}
+	return "", false
+}
+
+func (b *builder) add(f *Finding) {
+	k := f.APIVersion + " " + f.Kind + " " + f.Path + " " + f.Reason
+	b.findings[k] = f
+}
+
+// finding records a field left out of one object.
+func (b *builder) finding(o *Observation, p []any, reason string, from, to any) {
+	path := operators.FormatPath(generalise(p))
+	k := o.APIVersion + " " + o.Kind + " " + path + " " + reason
+	f := b.findings[k]
+	if f == nil {
+		f = &Finding{APIVersion: o.APIVersion, Kind: o.Kind, Path: path, Reason: reason}
+		switch reason {
+		case ReasonRuns:
+			f.Why = "two dry runs of the same object got different values (an identity, a timestamp, a generated name): not a default"
+			f.Ignore = ignoreRule(o.APIVersion, o.Kind, path)
+		case ReasonStored:
+			f.Why = "only the dry run over the stored object has it: the stored object holds it (another field manager or a controller wrote it), admission did not add it"
+		case ReasonRewrite:
+			f.Why = "admission rewrites a value the manifest states; cmp-defaults never changes what you wrote"
+			f.Fix = "write the value the cluster stores in Git, or exempt the object from the webhook"
+		case ReasonDropped:
+			f.Why = "the cluster drops this field (not in its schema, or a null it does not keep)"
+			f.Fix = "remove the field from Git"
+		case ReasonList:
+			f.Why = "admission adds or removes list items; mutations only set absent fields"
+			f.Ignore = ignoreRule(o.APIVersion, o.Kind, path)
+		}
+		b.findings[k] = f
+	}
+	if !contains(f.Objects, o.ID) {
+		f.Objects = append(f.Objects, o.ID)
+	}
+	if reason == ReasonRuns || reason == ReasonRewrite || reason == ReasonList {
+		var v string
+		if reason == ReasonRuns {
+			v = jsonText(from) + " then " + jsonText(to)
+		} else {
+			v = jsonText(from) + " -> " + jsonText(to)
+		}
+		if len(f.Values) < 3 && !contains(f.Values, v) {
+			f.Values = append(f.Values, v)
+		}
+	}
+}
+
+// serverOwned reports the metadata the API server sets on every object and
+// status, once per kind.
+func (b *builder) serverOwned(o *Observation) {
+	md, _ := o.Runs[0]["metadata"].(map[string]any)
+	for _, k := range []string{"creationTimestamp", "generation", "managedFields", "resourceVersion", "uid"} {
+		if _, ok := md[k]; !ok {
+			continue
+		}
+		b.server(o, []any{"metadata", k}, "set by the API server on every object (identity, version, time, field ownership); Argo CD does not compare it: no rule needed")
+	}
+	if _, ok := o.Runs[0]["status"]; ok {
+		b.server(o, []any{"status"}, "written by the API server and controllers; Argo CD ignores /status by default: no rule needed")
+	}
+}
+
+func (b *builder) server(o *Observation, p []any, why string) {
+	path := operators.ConcretePath(p)
+	k := o.APIVersion + " " + o.Kind + " " + path + " " + ReasonServer
+	if f := b.findings[k]; f != nil {
+		if !contains(f.Objects, o.ID) {
+			f.Objects = append(f.Objects, o.ID)
+		}
+		return
+	}
+	b.findings[k] = &Finding{APIVersion: o.APIVersion, Kind: o.Kind, Path: path, Reason: ReasonServer, Why: why, Objects: []string{o.ID}}
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func ignoreRule(apiVersion, kind, path string) *IgnoreRule {
+	group := ""
+	if i := strings.LastIndex(apiVersion, "/"); i >= 0 {
+		group = apiVersion[:i]
+	}
+	return &IgnoreRule{Group: group, Kind: kind, JQPathExpressions: []string{path}}
+}
+
+// split keeps the part of v (from one run) that the other run has too
+// (w, when ok): equal leaves, and maps split key by key. It returns the
+// kept part (nil for none) and where the rest is, relative to v.
+func split(v, w any, ok bool, rel []any) (any, [][]any) {
+	if !ok {
+		return nil, [][]any{append([]any{}, rel...)}
+	}
+	vm, isMap := v.(map[string]any)
+	wm, isMap2 := w.(map[string]any)
+	if !isMap || !isMap2 {
+		if jsonText(v) == jsonText(w) {
+			return v, nil
+		}
+		return nil, [][]any{append([]any{}, rel...)}
+	}
+	keep := map[string]any{}
+	var out [][]any
+	for _, k := range slices.Sorted(maps.Keys(vm)) {
+		x, ok := wm[k]
+		kept, rest := split(vm[k], x, ok, append(rel, k))
+		if kept != nil {
+			keep[k] = kept
+		}
+		out = append(out, rest...)
+	}
+	for _, k := range slices.Sorted(maps.Keys(wm)) {
+		if _, in := vm[k]; !in {
+			out = append(out, append(append([]any{}, rel...), k))
+		}
+	}
+	if len(keep) == 0 && len(vm) > 0 {
+		return nil, out
+	}
+	return keep, out
+}
+
+// candidates lists the places gen could be filled in obj: every parent it
+// reaches (list items for []) that lacks the last field or holds null.
+func candidates(obj map[string]any, gen []operators.Seg) []slot {
+	var out []slot
+	var rec func(x any, i int, p []any)
+	rec = func(x any, i int, p []any) {
+		if i == len(gen)-1 {
+			m, ok := x.(map[string]any)
+			if !ok {
+				return
+			}
+			if v, set := m[gen[i].Name]; set && v != nil {
+				return
+			}
+			out = append(out, slot{path: append(append([]any{}, p...), gen[i].Name), parent: m})
+			return
+		}
+		s := gen[i]
+		if s.Iter {
+			l, _ := x.([]any)
+			for j, e := range l {
+				rec(e, i+1, append(p, j))
+			}
+			return
+		}
+		m, ok := x.(map[string]any)
+		if !ok || m[s.Name] == nil {
+			return
+		}
+		rec(m[s.Name], i+1, append(p, s.Name))
+	}
+	rec(obj, 0, nil)
+	return out
+}
+
+// generalise turns list indexes into [].
+func generalise(p []any) []operators.Seg {
+	out := make([]operators.Seg, len(p))
+	for i, s := range p {
+		switch s := s.(type) {
+		case int:
+			out[i] = operators.Seg{Iter: true}
+		case string:
+			out[i] = operators.Seg{Name: s}
+		}
+	}
+	return out
+}
+
+func hasIter(segs []operators.Seg) bool {
+	for _, s := range segs {
+		if s.Iter {
+			return true
+		}
+	}
+	return false
+}
+
+// dotField renders .name or .["odd name"].
+func dotField(name string) string {
+	f := operators.Field(name)
+	if f[0] == '[' {
+		return "." + f
+	}
+	return f
+}
+
+type eventKind int
+
+const (
+	added eventKind = iota
+	changed
+	dropped
+	listChanged
+)
+
+type event struct {
+	kind  eventKind
+	path  []any
+	from  any // in the sent object
+	value any // in the admitted object
+}
+
+// walk reports how b (admitted) differs from a (sent). A field that is null
+// in a and set in b counts as added, as a mutation fills it.
+func walk(a, b any, p []any, fn func(event)) {
+	switch av := a.(type) {
+	case map[string]any:
+		bv, ok := b.(map[string]any)
+		if !ok {
+			break
+		}
+		for _, k := range slices.Sorted(maps.Keys(av)) {
+			x := av[k]
+			y, in := bv[k]
+			q := append(append([]any{}, p...), k)
+			switch {
+			case !in:
+				if x != nil {
+					fn(event{kind: dropped, path: q, from: x})
+				}
+			case x == nil && y != nil:
+				fn(event{kind: added, path: q, value: y})
+			default:
+				walk(x, y, q, fn)
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(bv)) {
+			if _, in := av[k]; !in {
+				fn(event{kind: added, path: append(append([]any{}, p...), k), value: bv[k]})
+			}
+		}
+		return
+	case []any:
+		bv, ok := b.([]any)
+		if !ok {
+			break
+		}
+		if len(av) != len(bv) {
+			fn(event{kind: listChanged, path: p, from: len(av), value: len(bv)})
+			return
+		}
+		for i := range av {
+			walk(av[i], bv[i], append(append([]any{}, p...), i), fn)
+		}
+		return
+	}
+	if jsonText(a) != jsonText(b) {
+		fn(event{kind: changed, path: p, from: a, value: b})
+	}
+}
+
+// jsonText is a value's canonical JSON (sorted keys; 1 and 1.0 alike).
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}

@@ -1,0 +1,202 @@
+package learn
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+)
+
+// Input is one object to learn from: as written, filled with the selected
+// profiles. Skipped (a reason) leaves it out of the dry runs.
+type Input struct {
+	Object  manifest.Object
+	Skipped string
+}
+
+// Object is one object's line in the report.
+type Object struct {
+	ID      string `json:"id"`
+	Where   string `json:"where"`
+	Exists  bool   `json:"exists,omitempty"`
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// Report is what a learning run did: the provenance, the objects, the
+// rules learned and what was left out.
+type Report struct {
+	Operator   string            `json:"operator"`
+	Version    string            `json:"version"`
+	Learned    operators.Learned `json:"learned"`
+	Objects    []Object          `json:"objects"`
+	Rules      []Rule            `json:"rules"`
+	NotLearned []Finding         `json:"notLearned"`
+}
+
+// Observe dry-runs every input twice against the cluster (see
+// Observation.Runs); errors are gathered per object, as 'check' does, and
+// stop the run at once when the cluster is unreachable or rejects the
+// credentials.
+func Observe(ctx context.Context, cl *cluster.Client, ins []Input, namespace, fieldManager string) ([]Observation, []Object, error) {
+	var obs []Observation
+	var objs []Object
+	var errs []string
+	for _, in := range ins {
+		ob := in.Object
+		av, _ := ob.Data["apiVersion"].(string)
+		kind, _ := ob.Data["kind"].(string)
+		md, _ := ob.Data["metadata"].(map[string]any)
+		name, _ := md["name"].(string)
+		ns, _ := md["namespace"].(string)
+		ro := Object{Where: fmt.Sprintf("%s: document %d (line %d)", ob.Source, ob.Doc, ob.Line), Skipped: in.Skipped}
+		if in.Skipped != "" {
+			ro.ID = objectID(kind, ns, name)
+			objs = append(objs, ro)
+			continue
+		}
+		fail := func(err error) bool {
+			errs = append(errs, fmt.Sprintf("%s: %s: %v", ob.Where(), ob.ID(), err))
+			return cluster.Fatal(err)
+		}
+		t, err := cl.Locate(ctx, ob.Data, namespace)
+		if err != nil {
+			if fail(err) {
+				break
+			}
+			continue
+		}
+		ro.ID, ro.Exists = objectID(kind, t.Namespace, t.Name), t.Exists
+		o := Observation{ID: ro.ID, APIVersion: av, Kind: kind, Exists: t.Exists, Sent: ob.Data}
+		first, err := cl.DryRunApply(ctx, t, ob.Data, fieldManager)
+		var second *cluster.Admission
+		if err == nil {
+			second, err = cl.DryRun(ctx, t, ob.Data, fieldManager)
+		}
+		if err != nil {
+			if fail(err) {
+				break
+			}
+			continue
+		}
+		if first.ApplyRejected != "" {
+			errs = append(errs, fmt.Sprintf("%s: %s: server-side apply rejects the object (Argo CD's ServerSideApply=true sync would fail): %s", ob.Where(), ob.ID(), first.ApplyRejected))
+			continue
+		}
+		o.Runs = [2]map[string]any{first.Object, second.Object}
+		obs = append(obs, o)
+		objs = append(objs, ro)
+	}
+	if len(errs) > 0 {
+		return nil, nil, fmt.Errorf("learning failed for %d object(s):\n  %s", len(errs), strings.Join(errs, "\n  "))
+	}
+	return obs, objs, nil
+}
+
+func objectID(kind, ns, name string) string {
+	if ns != "" {
+		return kind + " " + ns + "/" + name
+	}
+	return kind + " " + name
+}
+
+// Profile builds the profile of the learned rules: one resource per kind,
+// rules sorted by path, the provenance in 'learned'.
+func Profile(operator, version string, res *Result, prov operators.Learned) *operators.Profile {
+	p := &operators.Profile{APIVersion: operators.APIVersion, Kind: operators.KindProfile, Operator: operator, Version: version, Learned: &prov}
+	ctx := ""
+	if prov.Context != "" {
+		ctx = " (context " + prov.Context + ")"
+	}
+	p.Description = fmt.Sprintf("Mutating-admission defaults of the cluster at %s%s, learned by 'cmp-defaults profiles learn' from server-side dry runs of %d object(s).", prov.Cluster, ctx, prov.Objects)
+	idx := map[string]int{}
+	for _, r := range res.Rules {
+		key := r.APIVersion + " " + r.Kind
+		i, ok := idx[key]
+		if !ok {
+			group, version := "", r.APIVersion
+			if j := strings.LastIndex(r.APIVersion, "/"); j >= 0 {
+				group, version = r.APIVersion[:j], r.APIVersion[j+1:]
+			}
+			p.Resources = append(p.Resources, operators.Resource{Group: group, Version: version, Kind: r.Kind})
+			i = len(p.Resources) - 1
+			idx[key] = i
+		}
+		p.Resources[i].Mutations = append(p.Resources[i].Mutations, operators.Mutation{
+			Path: r.Path, When: r.When, Value: r.Value,
+			Reason: fmt.Sprintf("learned: admission added it to %d field(s) in %d object(s)", r.Fields, r.Objects),
+		})
+	}
+	operators.SortResources(p.Resources)
+	return p
+}
+
+// WriteText writes the report for people.
+func WriteText(w io.Writer, rep *Report) {
+	fmt.Fprintf(w, "# %s@%s %s\n", rep.Operator, strings.TrimPrefix(rep.Version, "v"), rep.Learned.String())
+	skipped := 0
+	for _, o := range rep.Objects {
+		if o.Skipped != "" {
+			skipped++
+			fmt.Fprintf(w, "  skipped %s (%s): %s\n", o.ID, o.Where, o.Skipped)
+		}
+	}
+	fmt.Fprintf(w, "\nLearned %d rule(s):\n", len(rep.Rules))
+	for _, r := range rep.Rules {
+		when := ""
+		if r.When != "" {
+			when = "  when " + r.When
+		}
+		fmt.Fprintf(w, "  %s %s  %s = %s%s  (%d field(s), %d object(s))\n", r.APIVersion, r.Kind, r.Path, jsonText(r.Value), when, r.Fields, r.Objects)
+	}
+	if len(rep.NotLearned) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nNot learned (%d):\n", len(rep.NotLearned))
+	// Server-owned fields: one line per kind, they need nothing.
+	owned := map[string][]string{}
+	var kinds []string
+	for _, f := range rep.NotLearned {
+		if f.Reason == ReasonServer {
+			k := f.APIVersion + " " + f.Kind
+			if owned[k] == nil {
+				kinds = append(kinds, k)
+			}
+			owned[k] = append(owned[k], f.Path)
+		}
+	}
+	for _, k := range kinds {
+		fmt.Fprintf(w, "  %s  %s  [%s]: set by the API server or controllers; Argo CD does not compare them, no rule needed\n", k, strings.Join(owned[k], ", "), ReasonServer)
+	}
+	for _, f := range rep.NotLearned {
+		if f.Reason == ReasonServer {
+			continue
+		}
+		fmt.Fprintf(w, "  %s %s  %s  [%s]\n", f.APIVersion, f.Kind, f.Path, f.Reason)
+		fmt.Fprintf(w, "      why: %s\n", f.Why)
+		if len(f.Values) > 0 {
+			fmt.Fprintf(w, "      seen: %s\n", strings.Join(f.Values, "; "))
+		}
+		if len(f.Objects) > 0 {
+			fmt.Fprintf(w, "      objects: %s\n", shortList(f.Objects, 3))
+		}
+		if f.Ignore != nil {
+			b, _ := json.Marshal(f.Ignore.JQPathExpressions)
+			fmt.Fprintf(w, "      ignoreDifferences: [{group: %q, kind: %s, jqPathExpressions: %s}]\n", f.Ignore.Group, f.Ignore.Kind, b)
+		}
+		if f.Fix != "" {
+			fmt.Fprintf(w, "      fix: %s\n", f.Fix)
+		}
+	}
+}
+
+func shortList(l []string, n int) string {
+	if len(l) <= n {
+		return strings.Join(l, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(l[:n], ", "), len(l)-n)
+}
