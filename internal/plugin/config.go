@@ -236,26 +236,45 @@ func (p Parameter) kind() string {
 }
 
 // repoRoot finds the repository root by removing ARGOCD_APP_SOURCE_PATH
-// from the working directory. When the two do not line up, the app
-// directory itself is the root: the stricter choice.
+// from the working directory, as Argo CD's CMP server made the working
+// directory by joining the two. Only a relative, clean path that matches the
+// working directory is accepted: an absolute one, one that leaves the
+// repository, or one with more components than the working directory has
+// would widen the root to a parent (or to /), through which a symbolic link
+// in the application could read files of other repositories.
 func repoRoot(wd, sourcePath string) (root, dir, warning string, err error) {
 	dir, err = filepath.EvalSymlinks(wd)
 	if err != nil {
 		return "", "", "", fmt.Errorf("working directory: %v", err)
 	}
-	sp := filepath.Clean(strings.Trim(sourcePath, "/"))
-	if sp == "." || sp == "" {
+	sp := strings.TrimSuffix(sourcePath, "/")
+	if sp == "" || sp == "." {
 		return dir, dir, "", nil
 	}
-	if strings.HasPrefix(sp, "..") {
-		return dir, dir, fmt.Sprintf("ARGOCD_APP_SOURCE_PATH %q leaves the repository; reading only the app directory", sourcePath), nil
+	refuse := func(why string) (string, string, string, error) {
+		return "", "", "", fmt.Errorf("ARGOCD_APP_SOURCE_PATH %q %s; it must be the application's path relative to the repository root, as Argo CD sets it, and the working directory (%s) must end with it", sourcePath, why, dir)
+	}
+	if strings.HasPrefix(sp, "/") || filepath.IsAbs(sp) {
+		return refuse("is absolute")
+	}
+	if sp == ".." || strings.HasPrefix(sp, "../") {
+		return refuse("leaves the repository")
+	}
+	if filepath.Clean(sp) != sp {
+		return refuse("is not a clean path (it has '..', '.' or empty components)")
 	}
 	root = dir
-	for range strings.Split(sp, string(filepath.Separator)) {
+	for range strings.Split(sp, "/") {
+		if filepath.Dir(root) == root {
+			return refuse("has more components than the working directory")
+		}
 		root = filepath.Dir(root)
 	}
 	if filepath.Join(root, sp) != dir {
-		return dir, dir, fmt.Sprintf("ARGOCD_APP_SOURCE_PATH %q does not match the working directory %s; reading only the app directory", sourcePath, dir), nil
+		return refuse("does not match the working directory")
+	}
+	if filepath.Dir(root) == root {
+		return refuse("would make / the repository root")
 	}
 	return root, dir, "", nil
 }

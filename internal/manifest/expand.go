@@ -1,0 +1,127 @@
+package manifest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	yamlv3 "go.yaml.in/yaml/v3"
+)
+
+// DefaultMaxExpandedBytes bounds what one YAML file may grow to once its
+// aliases are expanded (the size of its scalars and keys).
+const DefaultMaxExpandedBytes = 64 << 20
+
+// ErrAliasing is the error for YAML whose aliases expand too far.
+var ErrAliasing = errors.New("excessive aliasing")
+
+// Expansion measures a YAML stream as it will be after alias expansion,
+// without expanding it: every alias is counted as a copy of its anchor.
+type Expansion struct {
+	Nodes   float64 // nodes decoded, aliases included
+	Aliases float64 // aliases decoded, nested ones included
+	Bytes   float64 // bytes of scalars and keys
+}
+
+// CheckYAML refuses a YAML stream whose alias expansion would be large:
+// more than max bytes (DefaultMaxExpandedBytes when max <= 0), or a share of
+// aliases among decoded nodes that yaml/v2 (kubectl's parser) calls
+// excessive. It parses the stream into nodes, which keep aliases as
+// references, so the check costs about as much as the text. Text without
+// '*' has no alias and is accepted at once; text that is not YAML is left
+// to the real parser, which reports it.
+func CheckYAML(data []byte, max int64) error {
+	if bytes.IndexByte(data, '*') < 0 {
+		return nil
+	}
+	if max <= 0 {
+		max = DefaultMaxExpandedBytes
+	}
+	dec := yamlv3.NewDecoder(bytes.NewReader(data))
+	for doc := 1; ; doc++ {
+		var n yamlv3.Node
+		if err := dec.Decode(&n); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return nil // the real parser reports malformed YAML
+		}
+		if err := checkExpansion(&n, max); err != nil {
+			return fmt.Errorf("document %d (line %d): %w", doc, n.Line, err)
+		}
+	}
+}
+
+func checkExpansion(n *yamlv3.Node, max int64) error {
+	e := measure(n, map[*yamlv3.Node]Expansion{}, 0)
+	if e.Bytes > float64(max) {
+		return fmt.Errorf("%w: its aliases expand to more than %d bytes; write the values out instead of repeating an anchor", ErrAliasing, max)
+	}
+	if e.Aliases > 100 && e.Nodes > 1000 && e.Aliases/e.Nodes > allowedAliasRatio(e.Nodes) {
+		return fmt.Errorf("%w: %.0f aliases among %.0f decoded nodes", ErrAliasing, e.Aliases, e.Nodes)
+	}
+	return nil
+}
+
+// checkChunk is CheckYAML for one chunk of a stream, errors without a location.
+func checkChunk(data []byte, max int64) error {
+	if bytes.IndexByte(data, '*') < 0 {
+		return nil
+	}
+	if max <= 0 {
+		max = DefaultMaxExpandedBytes
+	}
+	dec := yamlv3.NewDecoder(bytes.NewReader(data))
+	for {
+		var n yamlv3.Node
+		if err := dec.Decode(&n); err != nil {
+			return nil
+		}
+		if err := checkExpansion(&n, max); err != nil {
+			return err
+		}
+	}
+}
+
+// measure adds up n as decoding would see it; anchors are measured once.
+func measure(n *yamlv3.Node, memo map[*yamlv3.Node]Expansion, depth int) Expansion {
+	if n == nil || depth > 10000 {
+		return Expansion{}
+	}
+	if e, ok := memo[n]; ok {
+		return e
+	}
+	var e Expansion
+	switch n.Kind {
+	case yamlv3.AliasNode:
+		e = measure(n.Alias, memo, depth+1)
+		e.Aliases++
+	case yamlv3.ScalarNode:
+		e.Bytes = float64(len(n.Value))
+	default:
+		for _, c := range n.Content {
+			ce := measure(c, memo, depth+1)
+			e.Nodes += ce.Nodes
+			e.Aliases += ce.Aliases
+			e.Bytes += ce.Bytes + 1
+		}
+	}
+	e.Nodes++
+	memo[n] = e
+	return e
+}
+
+// allowedAliasRatio is yaml/v2's (and yaml/v3's) limit on the share of
+// aliases among decoded nodes, which grows stricter with size.
+func allowedAliasRatio(nodes float64) float64 {
+	const low, high = 400000, 4000000
+	switch {
+	case nodes <= low:
+		return 0.99
+	case nodes >= high:
+		return 0.10
+	default:
+		return 0.99 - 0.89*((nodes-low)/(high-low))
+	}
+}
