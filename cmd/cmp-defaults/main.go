@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 )
 
 // Exit codes.
@@ -53,6 +56,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Error: "+err.Error())
 		return exitUsage
 	}
+	ctx, stop := guard.Watch(context.Background(), c.maxMemory)
+	defer stop()
+	c.ctx = ctx
 	root := c.root()
 	root.SetArgs(args)
 	root.SetOut(&out)

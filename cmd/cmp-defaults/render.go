@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
+	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
@@ -148,24 +150,36 @@ application's resources.`,
 	}
 }
 
-// pipeline is render -> fill -> encode under one deadline. On a timeout it
-// says which step was running.
+// pipeline is render -> fill -> encode under one deadline and the run's
+// memory budget; every step honours both. On a timeout it says which step
+// was running.
 func (c *cli) pipeline(o *common, ropt render.Options, timeout time.Duration, refuseEmpty bool) error {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeout(c.context(), timeout)
 	defer cancel()
 	ropt.MaxBytes = c.maxInput
 	step := "loading profiles"
 	fail := func(err error) error {
+		if cause := context.Cause(ctx); errors.Is(cause, guard.ErrMemory) {
+			return fmt.Errorf("while %s: %w", step, cause)
+		}
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 			return fmt.Errorf("gave up after %s while %s; make the source smaller or raise CMP_DEFAULTS_TIMEOUT (Argo CD kills the plugin at its own 60s deadline)", timeout, step)
 		}
 		return err
 	}
-	e, res, err := c.engine(o)
+	type loaded struct {
+		e   *defaults.Engine
+		res []*operators.Resolution
+	}
+	l, err := within(ctx, func() (loaded, error) {
+		e, res, err := c.engine(o)
+		return loaded{e, res}, err
+	})
 	if err != nil {
 		return fail(err)
 	}
-	c.warnUnservedKinds(res)
+	e := l.e.WithContext(ctx)
+	c.warnUnservedKinds(l.res)
 	kind, err := render.Detect(ropt.Dir)
 	if err != nil {
 		return fail(err)
@@ -179,13 +193,49 @@ func (c *cli) pipeline(o *common, ropt render.Options, timeout time.Duration, re
 		return fmt.Errorf("the %s source %s rendered no objects; refusing to print an empty result, which with prune: true deletes every resource of the application. Set the parameter allow-empty to \"true\" if this is intended", kind, ropt.Dir)
 	}
 	step = fmt.Sprintf("filling %d objects", len(objs))
-	if err := fillAll(e, objs, nil); err != nil {
-		return fail(err)
+	for i := range objs {
+		if ctx.Err() != nil {
+			return fail(ctx.Err())
+		}
+		if err := fillOne(e, objs[i], nil); err != nil {
+			return fail(err)
+		}
 	}
-	if ctx.Err() != nil {
-		return fail(ctx.Err())
+	step = fmt.Sprintf("encoding %d objects", len(objs))
+	enc, err := manifest.NewEncoder(c.out, o.output)
+	if err != nil {
+		return err
 	}
-	return manifest.Encode(c.out, objs, o.output)
+	for _, ob := range objs {
+		if ctx.Err() != nil {
+			return fail(ctx.Err())
+		}
+		if err := enc.Encode(ob); err != nil {
+			return fail(err)
+		}
+	}
+	return enc.Close()
+}
+
+// within runs f and returns its result, or ctx's error as soon as ctx is
+// done (f then runs on in the background until the process exits).
+func within[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := f()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
 }
 
 // warnUnservedKinds compares the selected profiles with KUBE_API_VERSIONS:

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
+	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
@@ -28,14 +29,17 @@ type cli struct {
 
 	apiVersions []string // KUBE_API_VERSIONS, for generate's served-kind warning
 	maxInput    int64    // bytes per input file or stdin, and per render
+	maxMemory   int64    // heap bytes of the whole run (guard.Watch)
 	limits      manifest.Limits
+	ctx         context.Context // ends when the memory budget is exceeded
 }
 
 // readLimits takes the input limits from the sidecar's environment.
 func (c *cli) readLimits() error {
 	c.maxInput = render.DefaultMaxBytes
+	c.maxMemory = guard.DefaultMaxMemory
 	c.limits = manifest.DefaultLimits
-	for name, dst := range map[string]*int64{"CMP_DEFAULTS_MAX_INPUT_BYTES": &c.maxInput} {
+	for name, dst := range map[string]*int64{"CMP_DEFAULTS_MAX_INPUT_BYTES": &c.maxInput, "CMP_DEFAULTS_MAX_MEMORY_BYTES": &c.maxMemory} {
 		if v := os.Getenv(name); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n <= 0 {
@@ -52,6 +56,14 @@ func (c *cli) readLimits() error {
 		c.limits.MaxDocuments = n
 	}
 	return nil
+}
+
+// context is the run's context: cancelled when the memory budget is exceeded.
+func (c *cli) context() context.Context {
+	if c.ctx == nil {
+		return context.Background()
+	}
+	return c.ctx
 }
 
 // common are the flags shared by commands that fill.
@@ -194,7 +206,7 @@ func (c *cli) eachInput(args []string, fn func(manifest.Object) error) error {
 	}
 	for _, a := range args {
 		if fi, statErr := os.Stat(a); a != "-" && statErr == nil && fi.IsDir() {
-			objs, err := renderDir(a, c.maxInput)
+			objs, err := renderDir(c.context(), a, c.maxInput)
 			if err != nil {
 				return err
 			}
@@ -226,12 +238,12 @@ func (c *cli) eachInput(args []string, fn func(manifest.Object) error) error {
 
 // renderDir renders a source directory with default settings (release name
 // = directory name); 'render' offers every setting.
-func renderDir(dir string, maxBytes int64) ([]manifest.Object, error) {
+func renderDir(parent context.Context, dir string, maxBytes int64) ([]manifest.Object, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), plugin.DefaultTimeout)
+	ctx, cancel := context.WithTimeout(parent, plugin.DefaultTimeout)
 	defer cancel()
 	return render.Render(ctx, render.Options{Dir: abs, RepoRoot: findRepoRoot(abs), ReleaseName: filepath.Base(abs), MaxBytes: maxBytes})
 }

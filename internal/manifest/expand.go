@@ -20,7 +20,7 @@ var ErrAliasing = errors.New("excessive aliasing")
 // without expanding it: every alias is counted as a copy of its anchor.
 type Expansion struct {
 	Nodes   float64 // nodes decoded, aliases included
-	Aliases float64 // aliases decoded, nested ones included
+	Aliased float64 // nodes decoded as part of an alias's expansion
 	Bytes   float64 // bytes of scalars and keys
 }
 
@@ -58,8 +58,8 @@ func checkExpansion(n *yamlv3.Node, max int64) error {
 	if e.Bytes > float64(max) {
 		return fmt.Errorf("%w: its aliases expand to more than %d bytes; write the values out instead of repeating an anchor", ErrAliasing, max)
 	}
-	if e.Aliases > 100 && e.Nodes > 1000 && e.Aliases/e.Nodes > allowedAliasRatio(e.Nodes) {
-		return fmt.Errorf("%w: %.0f aliases among %.0f decoded nodes", ErrAliasing, e.Aliases, e.Nodes)
+	if e.Aliased > 100 && e.Nodes > 1000 && e.Aliased/e.Nodes > allowedAliasRatio(e.Nodes) {
+		return fmt.Errorf("%w: %.0f of %.0f decoded nodes come from aliases", ErrAliasing, e.Aliased, e.Nodes)
 	}
 	return nil
 }
@@ -95,15 +95,16 @@ func measure(n *yamlv3.Node, memo map[*yamlv3.Node]Expansion, depth int) Expansi
 	var e Expansion
 	switch n.Kind {
 	case yamlv3.AliasNode:
-		e = measure(n.Alias, memo, depth+1)
-		e.Aliases++
+		// yaml/v2 counts every node decoded below an alias as aliased.
+		t := measure(n.Alias, memo, depth+1)
+		e = Expansion{Nodes: t.Nodes, Aliased: t.Nodes, Bytes: t.Bytes}
 	case yamlv3.ScalarNode:
 		e.Bytes = float64(len(n.Value))
 	default:
 		for _, c := range n.Content {
 			ce := measure(c, memo, depth+1)
 			e.Nodes += ce.Nodes
-			e.Aliases += ce.Aliases
+			e.Aliased += ce.Aliased
 			e.Bytes += ce.Bytes + 1
 		}
 	}
@@ -113,7 +114,7 @@ func measure(n *yamlv3.Node, memo map[*yamlv3.Node]Expansion, depth int) Expansi
 }
 
 // allowedAliasRatio is yaml/v2's (and yaml/v3's) limit on the share of
-// aliases among decoded nodes, which grows stricter with size.
+// nodes decoded through aliases, which grows stricter with size.
 func allowedAliasRatio(nodes float64) float64 {
 	const low, high = 400000, 4000000
 	switch {

@@ -10,11 +10,14 @@ package plugin
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Config is everything generate needs.
@@ -154,6 +157,13 @@ func FromEnv(environ []string, wd string) (*Config, error) {
 		}
 	}
 
+	if c.Namespace != "" {
+		// It reaches templates as .Release.Namespace: a line break in it
+		// could add keys to (and change the kind of) rendered objects.
+		if errs := validation.IsDNS1123Label(c.Namespace); len(errs) > 0 {
+			return nil, fmt.Errorf("namespace %q is not a valid namespace name: %s", c.Namespace, strings.Join(errs, "; "))
+		}
+	}
 	root, dir, warn, err := repoRoot(wd, env["ARGOCD_APP_SOURCE_PATH"])
 	if err != nil {
 		return nil, err
@@ -276,6 +286,11 @@ func repoRoot(wd, sourcePath string) (root, dir, warning string, err error) {
 	if filepath.Dir(root) == root {
 		return refuse("would make / the repository root")
 	}
+	// Argo CD unpacks each repository into its own directory below the
+	// temporary directory, never into the temporary directory itself.
+	if tmp, err := filepath.EvalSymlinks(os.TempDir()); err == nil && within(root, tmp) {
+		return refuse(fmt.Sprintf("would make %s, which holds the temporary directory %s, the repository root", root, tmp))
+	}
 	return root, dir, "", nil
 }
 
@@ -296,4 +311,10 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// within reports whether p is root or below it (both clean and absolute).
+func within(root, p string) bool {
+	r, err := filepath.Rel(root, p)
+	return err == nil && (r == "." || (r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))))
 }

@@ -1,6 +1,7 @@
 // Package hostile runs the built cmp-defaults binary on hostile input: each
 // case must fail closed (exit code, nothing on stdout, a clear message on
-// stderr), within 2 s and under 256 MiB of memory.
+// stderr), within 2 s and under 256 MiB of memory unless a case says
+// otherwise; no case may run git, ssh or any other program.
 package hostile
 
 import (
@@ -15,13 +16,14 @@ import (
 	"time"
 )
 
-var bin string
+var bin, binDir string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "hostile")
 	if err != nil {
 		panic(err)
 	}
+	binDir = dir
 	bin = filepath.Join(dir, "cmp-defaults")
 	build := exec.Command("go", "build", "-o", bin, "../../cmd/cmp-defaults")
 	build.Stderr = os.Stderr
@@ -37,11 +39,18 @@ func TestMain(m *testing.M) {
 type hostileCase struct {
 	name  string            // what it is
 	files map[string]string // repository content; "->target" makes a symlink
-	app   string            // app path inside the repository (working directory)
-	args  []string          // command line
+	setup func(t *testing.T, repo string)
+	app   string   // app path inside the repository (working directory)
+	args  []string // command line
 	env   []string
-	want  string // expected text on stderr
-	code  int    // expected exit code
+	envFn func(repo string) []string // more env that needs the repository's path
+	want  string                     // expected text on stderr
+	code  int                        // expected exit code
+
+	stdout  string        // "full": /dev/full; "closed": closed
+	oneLine bool          // the reason must be one line
+	maxTime time.Duration // default 2 s
+	maxRSS  int64         // MiB, default 256
 }
 
 var billionLaughs = `apiVersion: v1
@@ -140,55 +149,113 @@ var cases = []hostileCase{
 
 func TestHostileInput(t *testing.T) {
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			repo := t.TempDir()
-			for name, content := range tc.files {
-				p := filepath.Join(repo, name)
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if target, ok := strings.CutPrefix(content, "->"); ok {
-					if err := os.Symlink(target, p); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			cmd := exec.Command(bin, tc.args...)
-			cmd.Dir = filepath.Join(repo, tc.app)
-			cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + repo}, tc.env...)
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			start := time.Now()
-			err := cmd.Run()
-			took := time.Since(start)
-			code := 0
-			if ee, ok := err.(*exec.ExitError); ok {
-				code = ee.ExitCode()
-			} else if err != nil {
+		t.Run(tc.name, func(t *testing.T) { runCase(t, tc) })
+	}
+}
+
+// runCase builds the repository of tc, runs the binary in it and checks
+// that it failed closed: the exit code, nothing on stdout, a one-line
+// reason on stderr, within the time and memory bounds, no program run.
+func runCase(t *testing.T, tc hostileCase) {
+	repo := t.TempDir()
+	for name, content := range tc.files {
+		p := filepath.Join(repo, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if target, ok := strings.CutPrefix(content, "->"); ok {
+			if err := os.Symlink(target, p); err != nil {
 				t.Fatal(err)
 			}
-			if code != tc.code {
-				t.Errorf("exit code %d, want %d; stderr: %s", code, tc.code, stderr.String())
+			continue
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if tc.setup != nil {
+		tc.setup(t, repo)
+	}
+	// git and ssh that leave a marker: nothing may ever run them.
+	bin, tmp := t.TempDir(), t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	for _, tool := range []string{"git", "ssh", "helm", "kustomize"} {
+		script := "#!/bin/sh\necho " + tool + " \"$@\" >> " + marker + "\n"
+		if err := os.WriteFile(filepath.Join(bin, tool), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	args := tc.args
+	name := bin + string(filepath.Separator) + "cmp"
+	if err := os.Symlink(filepath.Join(binDir, "cmp-defaults"), name); err != nil {
+		t.Fatal(err)
+	}
+	var cmd *exec.Cmd
+	switch tc.stdout {
+	case "closed":
+		cmd = exec.Command("/bin/sh", append([]string{"-c", `exec "$0" "$@" >&-`, name}, args...)...)
+	case "full":
+		cmd = exec.Command("/bin/sh", append([]string{"-c", `exec "$0" "$@" >/dev/full`, name}, args...)...)
+	default:
+		cmd = exec.Command(name, args...)
+	}
+	cmd.Dir = filepath.Join(repo, tc.app)
+	env := tc.env
+	if tc.envFn != nil {
+		env = append(append([]string{}, env...), tc.envFn(repo)...)
+	}
+	cmd.Env = append([]string{"PATH=" + bin + string(filepath.ListSeparator) + os.Getenv("PATH"), "HOME=" + repo, "TMPDIR=" + tmp}, env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	took := time.Since(start)
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	if code != tc.code {
+		t.Errorf("exit code %d, want %d; stderr: %.2000s", code, tc.code, stderr.String())
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout is not empty: %.200q", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), tc.want) {
+		t.Errorf("stderr does not say %q:\n%.2000s", tc.want, stderr.String())
+	}
+	if tc.oneLine {
+		var reasons []string
+		for _, l := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+			if !strings.HasPrefix(l, "Warning: ") {
+				reasons = append(reasons, l)
 			}
-			if stdout.Len() != 0 {
-				t.Errorf("stdout is not empty: %.200q", stdout.String())
-			}
-			if !strings.Contains(stderr.String(), tc.want) {
-				t.Errorf("stderr does not say %q:\n%s", tc.want, stderr.String())
-			}
-			if took > 2*time.Second {
-				t.Errorf("took %v, more than 2 s", took)
-			}
-			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > 256<<10 { // KiB
-				t.Errorf("peak RSS %d MiB, more than 256 MiB", ru.Maxrss>>10)
-			}
-			if _, err := os.Stat("/tmp/pwned"); err == nil {
-				t.Fatal("a parameter was run as a command")
-			}
-		})
+		}
+		if len(reasons) != 1 || len(reasons[0]) > 2000 {
+			t.Errorf("want a one-line reason on stderr (at most 2000 bytes), got %d lines, %d bytes:\n%.3000s", len(reasons), stderr.Len(), stderr.String())
+		}
+	}
+	maxTime, maxRSS := 2*time.Second, int64(256)
+	if tc.maxTime > 0 {
+		maxTime = tc.maxTime
+	}
+	if tc.maxRSS > 0 {
+		maxRSS = tc.maxRSS
+	}
+	if took > maxTime {
+		t.Errorf("took %v, more than %v", took, maxTime)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss > maxRSS<<10 { // KiB
+		t.Errorf("peak RSS %d MiB, more than %d MiB", ru.Maxrss>>10, maxRSS)
+	}
+	if _, err := os.Stat("/tmp/pwned"); err == nil {
+		t.Fatal("a parameter was run as a command")
+	}
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Fatalf("a program was run: %s", b)
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "kustomize-*")); len(left) > 0 {
+		t.Errorf("clones left behind: %v", left)
 	}
 }
