@@ -39,6 +39,7 @@ func (c *cli) readLimits() error {
 	c.maxInput = render.DefaultMaxBytes
 	c.maxMemory = guard.DefaultMaxMemory
 	c.limits = manifest.DefaultLimits
+	c.limits.Warn = func(msg string) { fmt.Fprintln(c.errw, "Warning: "+msg) }
 	for name, dst := range map[string]*int64{"CMP_DEFAULTS_MAX_INPUT_BYTES": &c.maxInput, "CMP_DEFAULTS_MAX_MEMORY_BYTES": &c.maxMemory} {
 		if v := os.Getenv(name); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)

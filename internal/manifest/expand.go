@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
+	yamlv2 "go.yaml.in/yaml/v2"
 	yamlv3 "go.yaml.in/yaml/v3"
 )
 
@@ -125,4 +127,78 @@ func allowedAliasRatio(nodes float64) float64 {
 	default:
 		return 0.99 - 0.89*((nodes-low)/(high-low))
 	}
+}
+
+func isDuplicateKeys(te *yamlv2.TypeError) bool {
+	for _, e := range te.Errors {
+		if !strings.Contains(e, "already set in map") {
+			return false
+		}
+	}
+	return len(te.Errors) > 0
+}
+
+// lastWins decodes document i of data without strict mode.
+func lastWins(data []byte, i int) (any, error) {
+	dec := yamlv2.NewDecoder(bytes.NewReader(data))
+	var v any
+	for j := 0; j <= i; j++ {
+		v = nil
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+// duplicates lists the lines (1-based, within data) of keys that repeat an
+// earlier key of the same mapping in document i. Merge keys (<<) are not
+// duplicates: overriding a merged key is what they are for.
+func duplicates(data []byte, i int) []int {
+	dec := yamlv3.NewDecoder(bytes.NewReader(data))
+	var n yamlv3.Node
+	for j := 0; j <= i; j++ {
+		n = yamlv3.Node{}
+		if err := dec.Decode(&n); err != nil {
+			return nil
+		}
+	}
+	var lines []int
+	seen := map[*yamlv3.Node]bool{}
+	var walk func(n *yamlv3.Node)
+	walk = func(n *yamlv3.Node) {
+		if n == nil || seen[n] {
+			return
+		}
+		seen[n] = true
+		if n.Kind == yamlv3.MappingNode {
+			keys := map[string]bool{}
+			for k := 0; k+1 < len(n.Content); k += 2 {
+				key := n.Content[k]
+				if key.Kind == yamlv3.ScalarNode && key.Value != "<<" {
+					if keys[key.Value] {
+						lines = append(lines, key.Line)
+					}
+					keys[key.Value] = true
+				}
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(&n)
+	return lines
+}
+
+// line2key is the key written on line (1-based) of data, for messages.
+func line2key(data []byte, _ int, line int) string {
+	ls := bytes.Split(data, []byte("\n"))
+	if line < 1 || line > len(ls) {
+		return ""
+	}
+	l := strings.TrimSpace(string(ls[line-1]))
+	l = strings.TrimPrefix(l, "- ")
+	k, _, _ := strings.Cut(l, ":")
+	return strings.Trim(k, `"' `)
 }

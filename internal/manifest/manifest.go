@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -66,6 +67,16 @@ type Limits struct {
 	// MaxExpandedBytes bounds one YAML document after alias expansion
 	// (DefaultMaxExpandedBytes when 0).
 	MaxExpandedBytes int64
+	// Warn receives warnings (duplicate keys); nil: stderr.
+	Warn func(msg string)
+}
+
+func (l Limits) warn(msg string) {
+	if l.Warn != nil {
+		l.Warn(msg)
+		return
+	}
+	fmt.Fprintln(os.Stderr, "Warning: "+msg)
 }
 
 // DefaultLimits are generous for real manifests and small enough to stop
@@ -248,13 +259,23 @@ func yamlChunk(source string, doc *int, c chunk, lim Limits, fn func(Object) err
 		return &Error{source, *doc + 1, c.line, err.Error()}
 	}
 	dec := yamlv2.NewDecoder(bytes.NewReader(c.data))
-	for first := true; ; first = false {
+	dec.SetStrict(true) // reports duplicate keys; see duplicates
+	for i, first := 0, true; ; i, first = i+1, false {
 		var raw any
 		err := dec.Decode(&raw)
 		if err == io.EOF {
 			return nil
 		}
 		*doc++
+		if te, ok := err.(*yamlv2.TypeError); ok && isDuplicateKeys(te) {
+			// Like kubectl and Argo CD, the last of duplicate keys wins:
+			// decode the document again without strict mode, and say so.
+			raw, err = lastWins(c.data, i)
+			for _, line := range duplicates(c.data, i) {
+				lim.warn(fmt.Sprintf("%s: document %d (line %d): key %q appears more than once in one mapping; the last one is used, as Argo CD does",
+					source, *doc, c.line+line-1, line2key(c.data, i, line)))
+			}
+		}
 		if lim.MaxDocuments > 0 && *doc > lim.MaxDocuments {
 			return &Error{source, *doc, c.line, fmt.Sprintf("more than %d documents; raise CMP_DEFAULTS_MAX_DOCUMENTS if this is intended", lim.MaxDocuments)}
 		}

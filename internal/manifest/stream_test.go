@@ -78,3 +78,24 @@ func TestExpandedSizeIsBounded(t *testing.T) {
 		t.Fatalf("under the limit: %v", err)
 	}
 }
+
+func TestDuplicateKeysLastWinsWithWarning(t *testing.T) {
+	var warnings []string
+	lim := DefaultLimits
+	lim.Warn = func(m string) { warnings = append(warnings, m) }
+	data := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata:\n  x: \"1\"\n  x: \"3\"\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\nbase: &b {p: \"1\"}\ndata:\n  <<: *b\n  p: \"9\"\n"
+	objs, err := DecodeWithLimits("f.yaml", []byte(data), lim)
+	if err != nil || len(objs) != 3 {
+		t.Fatalf("%v %v", objs, err)
+	}
+	if got := objs[1].Data["data"].(map[string]any)["x"]; got != "3" {
+		t.Errorf("x = %v, want the last value 3", got)
+	}
+	if got := objs[2].Data["data"].(map[string]any)["p"]; got != "9" {
+		t.Errorf("merge override: p = %v", got)
+	}
+	want := `f.yaml: document 2 (line 10): key "x" appears more than once in one mapping; the last one is used, as Argo CD does`
+	if len(warnings) != 1 || warnings[0] != want {
+		t.Errorf("warnings %q, want %q", warnings, want)
+	}
+}

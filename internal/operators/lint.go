@@ -1,6 +1,9 @@
 package operators
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Lint loads every profile in the store and checks each index against the
 // profiles: an indexed release must point at a profile that exists and is
@@ -38,4 +41,39 @@ func Lint(s *Store) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// IsBuiltinGroup reports whether an API group belongs to Kubernetes itself:
+// the core group, groups without a dot (apps, batch, policy, ...) and the
+// reserved *.k8s.io and *.kubernetes.io groups.
+func IsBuiltinGroup(group string) bool {
+	return group == "" || !strings.Contains(group, ".") ||
+		strings.HasSuffix(group, ".k8s.io") || strings.HasSuffix(group, ".kubernetes.io")
+}
+
+// BuiltinClaims lists the rules of user profiles that cover built-in
+// Kubernetes kinds (apps/v1 Deployment, v1 Pod, ...): an operator's
+// admission does not default those, and a profile that claims them can
+// change any workload (its images, its commands) for every application
+// that selects it. Shipped profiles are trusted and not listed.
+func BuiltinClaims(s *Store) ([]string, error) {
+	var out []string
+	for _, name := range s.Operators() {
+		ps, err := s.Profiles(name)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			if p.Source == Shipped {
+				continue
+			}
+			for _, r := range p.Resources {
+				if IsBuiltinGroup(r.Group) {
+					out = append(out, fmt.Sprintf("%s:%d: %s@%s has rules for %s %s, a built-in Kubernetes kind; profiles describe operators' CRDs and webhooks",
+						p.File, r.Line, p.Operator, strings.TrimPrefix(p.Version, "v"), r.APIVersion(), r.Kind))
+				}
+			}
+		}
+	}
+	return out, nil
 }

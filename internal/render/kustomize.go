@@ -65,11 +65,15 @@ func kustomizeBuild(ctx context.Context, opt Options) ([]manifest.Object, error)
 // runKrusty is `kustomize build --load-restrictor LoadRestrictionsNone` on
 // fsys, with builtin plugins only, offline.
 func runKrusty(fsys filesys.FileSystem, dir string) (resmap.ResMap, error) {
+	return runOffline(func() (resmap.ResMap, error) { return krustyBuild(fsys, dir) })
+}
+
+func krustyBuild(fsys filesys.FileSystem, dir string) (resmap.ResMap, error) {
 	o := krusty.MakeDefaultOptions()
 	o.Reorder = krusty.ReorderOptionUnspecified // the kustomize CLI's default
 	o.LoadRestrictions = types.LoadRestrictionsNone
 	o.PluginConfig = types.DisabledPluginConfig() // builtins only, no helm, no exec/KRM functions
-	return runOffline(func() (resmap.ResMap, error) { return krusty.MakeKustomizer(o).Run(fsys, dir) })
+	return krusty.MakeKustomizer(o).Run(fsys, dir)
 }
 
 // errOffline is what any network or program access gets while krusty runs.

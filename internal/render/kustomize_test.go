@@ -3,9 +3,9 @@ package render
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
