@@ -242,10 +242,17 @@ func preflightKustomization(ctx context.Context, root, dir string, seen map[stri
 			return "", fmt.Errorf("%s: %s entry %q %s: %w: cmp-defaults renders offline and never fetches anything; "+
 				"vendor it into the repository and refer to it by a relative path", name, e.key, s, why, ErrRemote)
 		}
+		what := fmt.Sprintf("%s: %s entry %q", name, e.key, s)
 		if filepath.IsAbs(s) {
 			local = filepath.Clean(s)
+			if within(root, local) {
+				return "", fmt.Errorf("%s is an absolute path; write it relative to %s", what, rel(root, dir))
+			}
 		}
-		real, err := checkInside(root, local, fmt.Sprintf("%s: %s entry %q (%s)", name, e.key, s, local))
+		if !within(root, local) {
+			return "", fmt.Errorf("%s (%s) is %w %s; only files inside the repository can be used", what, local, ErrOutsideRoot, root)
+		}
+		real, err := checkInside(root, local, fmt.Sprintf("%s (%s)", what, local))
 		if err != nil {
 			if errors.Is(err, ErrOutsideRoot) {
 				return "", err

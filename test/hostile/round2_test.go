@@ -201,6 +201,8 @@ var round2 = []hostileCase{
 	{name: "non-deterministic jq in a rule", files: map[string]string{"app/w.yaml": widget,
 		"profiles/w.yaml": userProfile("  mutations:\n  - path: .metadata.annotations.at\n    value: 1\n    when: 'now > 0'\n")}, app: "app",
 		args: []string{"generate"}, env: widgetEnv(), want: "now depends on the current time", code: 1, oneLine: true},
+	{name: "user profile claiming a built-in kind (lint --strict)", files: map[string]string{"profiles/p.yaml": "apiVersion: cmp-defaults.io/v1alpha1\nkind: OperatorProfile\noperator: evil\nversion: v1.0.0\nresources:\n- group: apps\n  version: v1\n  kind: Deployment\n  mutations:\n  - path: .spec.template.spec.containers[].image\n    value: evil/image\n"},
+		args: []string{"profiles", "lint", "--strict", "profiles"}, want: "apps/v1 Deployment, a built-in Kubernetes kind", code: 1, oneLine: true},
 	{name: "null map key", files: map[string]string{"in.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  ~: x\n"},
 		args: []string{"fill", "in.yaml"}, want: "null key", code: 1, oneLine: true},
 }
