@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"runtime/metrics"
 	"time"
 )
@@ -31,6 +32,11 @@ var ErrMemory = errors.New("memory budget exceeded")
 // goroutine stacks pass MaxStacks. stop ends the watchdog.
 func Watch(parent context.Context, maxHeap int64) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancelCause(parent)
+	// Let the collector work harder near the budget, so that garbage not
+	// yet collected does not count as use.
+	if limit := maxHeap / 10 * 9; limit < debug.SetMemoryLimit(-1) {
+		debug.SetMemoryLimit(limit)
+	}
 	done := make(chan struct{})
 	go func() {
 		samples := []metrics.Sample{
