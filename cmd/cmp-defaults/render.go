@@ -173,7 +173,7 @@ func (c *cli) pipeline(o *common, ropt render.Options, timeout time.Duration, re
 		e   *defaults.Engine
 		res []*operators.Resolution
 	}
-	l, err := within(ctx, func() (loaded, error) {
+	l, err := guard.Within(ctx, func() (loaded, error) {
 		e, res, err := c.engine(o)
 		return loaded{e, res}, err
 	})
@@ -217,27 +217,6 @@ func (c *cli) pipeline(o *common, ropt render.Options, timeout time.Duration, re
 		}
 	}
 	return enc.Close()
-}
-
-// within runs f and returns its result, or ctx's error as soon as ctx is
-// done (f then runs on in the background until the process exits).
-func within[T any](ctx context.Context, f func() (T, error)) (T, error) {
-	type result struct {
-		v   T
-		err error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		v, err := f()
-		ch <- result{v, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.v, r.err
-	case <-ctx.Done():
-		var zero T
-		return zero, ctx.Err()
-	}
 }
 
 // warnUnservedKinds compares the selected profiles with KUBE_API_VERSIONS:

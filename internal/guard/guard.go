@@ -76,3 +76,25 @@ func value(s metrics.Sample) uint64 {
 	}
 	return 0
 }
+
+// Within runs f and returns its result, or ctx's error as soon as ctx is
+// done. f keeps running in the background then: the SDKs used to render
+// cannot be interrupted, and the caller is expected to exit.
+func Within[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := f()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
+}

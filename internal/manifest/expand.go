@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	yamlv2 "go.yaml.in/yaml/v2"
@@ -34,6 +33,19 @@ type Expansion struct {
 // '*' has no alias and is accepted at once; text that is not YAML is left
 // to the real parser, which reports it.
 func CheckYAML(data []byte, max int64) error {
+	return eachExpansion(data, max, func(doc int, n *yamlv3.Node, err error) error {
+		return fmt.Errorf("document %d (line %d): %w", doc, n.Line, err)
+	})
+}
+
+// checkChunk is CheckYAML for one chunk of a stream, errors without a location.
+func checkChunk(data []byte, max int64) error {
+	return eachExpansion(data, max, func(_ int, _ *yamlv3.Node, err error) error { return err })
+}
+
+// eachExpansion measures every document of data and hands the first one
+// over the limits to fail.
+func eachExpansion(data []byte, max int64, fail func(doc int, n *yamlv3.Node, err error) error) error {
 	if bytes.IndexByte(data, '*') < 0 {
 		return nil
 	}
@@ -44,13 +56,10 @@ func CheckYAML(data []byte, max int64) error {
 	for doc := 1; ; doc++ {
 		var n yamlv3.Node
 		if err := dec.Decode(&n); err != nil {
-			if err == io.EOF {
-				return nil
-			}
-			return nil // the real parser reports malformed YAML
+			return nil // the end, or malformed YAML, which the real parser reports
 		}
 		if err := checkExpansion(&n, max); err != nil {
-			return fmt.Errorf("document %d (line %d): %w", doc, n.Line, err)
+			return fail(doc, &n, err)
 		}
 	}
 }
@@ -64,26 +73,6 @@ func checkExpansion(n *yamlv3.Node, max int64) error {
 		return fmt.Errorf("%w: %.0f of %.0f decoded nodes come from aliases", ErrAliasing, e.Aliased, e.Nodes)
 	}
 	return nil
-}
-
-// checkChunk is CheckYAML for one chunk of a stream, errors without a location.
-func checkChunk(data []byte, max int64) error {
-	if bytes.IndexByte(data, '*') < 0 {
-		return nil
-	}
-	if max <= 0 {
-		max = DefaultMaxExpandedBytes
-	}
-	dec := yamlv3.NewDecoder(bytes.NewReader(data))
-	for {
-		var n yamlv3.Node
-		if err := dec.Decode(&n); err != nil {
-			return nil
-		}
-		if err := checkExpansion(&n, max); err != nil {
-			return err
-		}
-	}
 }
 
 // measure adds up n as decoding would see it; anchors are measured once.

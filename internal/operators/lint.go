@@ -43,13 +43,21 @@ func Lint(s *Store) (int, error) {
 	return n, nil
 }
 
-// IsBuiltinGroup reports whether an API group belongs to Kubernetes itself:
-// the core group, groups without a dot (apps, batch, policy, ...) and the
-// reserved *.k8s.io and *.kubernetes.io groups.
-func IsBuiltinGroup(group string) bool {
-	return group == "" || !strings.Contains(group, ".") ||
-		strings.HasSuffix(group, ".k8s.io") || strings.HasSuffix(group, ".kubernetes.io")
+// builtinGroups are the API groups the Kubernetes API server serves itself
+// (CRD groups such as gateway.networking.k8s.io are not among them).
+var builtinGroups = map[string]bool{
+	"": true, "apps": true, "batch": true, "autoscaling": true, "policy": true, "extensions": true,
+	"admissionregistration.k8s.io": true, "apiextensions.k8s.io": true, "apiregistration.k8s.io": true,
+	"authentication.k8s.io": true, "authorization.k8s.io": true, "certificates.k8s.io": true,
+	"coordination.k8s.io": true, "discovery.k8s.io": true, "events.k8s.io": true,
+	"flowcontrol.apiserver.k8s.io": true, "internal.apiserver.k8s.io": true, "networking.k8s.io": true,
+	"node.k8s.io": true, "rbac.authorization.k8s.io": true, "resource.k8s.io": true,
+	"scheduling.k8s.io": true, "storage.k8s.io": true, "storagemigration.k8s.io": true,
 }
+
+// IsBuiltinGroup reports whether an API group is served by the Kubernetes
+// API server itself rather than defined by a CRD.
+func IsBuiltinGroup(group string) bool { return builtinGroups[group] }
 
 // BuiltinClaims lists the rules of user profiles that cover built-in
 // Kubernetes kinds (apps/v1 Deployment, v1 Pod, ...): an operator's

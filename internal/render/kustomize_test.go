@@ -201,13 +201,7 @@ func TestKrustyCannotFetch(t *testing.T) {
 }
 
 func write(t *testing.T, dir, name, content string) {
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mkfile(t, filepath.Join(dir, name), content)
 }
 
 // The preflight refuses every remote shape before krusty sees it, in every
