@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -152,32 +153,39 @@ const maxKustomizationBytes = 1 << 20
 // and refuses, with a clear message, what would need the network or Helm.
 // It returns dir's kustomization file.
 func preflightKustomization(ctx context.Context, root, dir string, seen map[string]bool, b *budget) (string, error) {
-	kfile := findKustomization(dir)
+	kfile, _, err := preflightDir(ctx, root, dir, seen, b)
+	return kfile, err
+}
+
+// preflightDir is preflightKustomization that also counts the resource
+// documents below dir, to bound what patches with a target can generate.
+func preflightDir(ctx context.Context, root, dir string, seen map[string]bool, b *budget) (kfile string, docs int64, err error) {
+	kfile = findKustomization(dir)
 	if kfile == "" || seen[dir] {
-		return kfile, nil
+		return kfile, 0, nil
 	}
 	seen[dir] = true
 	if err := ctx.Err(); err != nil {
-		return "", err
+		return "", 0, err
 	}
 	name := rel(root, kfile)
 	if _, err := checkInside(root, kfile, name); err != nil {
-		return "", err
+		return "", 0, err
 	}
 	data, err := readBounded(kfile, name, maxKustomizationBytes, b)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	if err := manifest.CheckYAML(data, b.limit()); err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
+		return "", 0, fmt.Errorf("%s: %w", name, err)
 	}
 	var k map[string]any
 	if err := yaml.Unmarshal(data, &k); err != nil {
-		return "", fmt.Errorf("%s: malformed YAML: %v", name, err)
+		return "", 0, fmt.Errorf("%s: malformed YAML: %v", name, err)
 	}
 	for _, key := range kustHelmKeys {
 		if _, ok := k[key]; ok {
-			return "", fmt.Errorf("%s uses %s: Helm charts inside kustomize are not supported; "+
+			return "", 0, fmt.Errorf("%s uses %s: Helm charts inside kustomize are not supported; "+
 				"point the application at the chart itself (a Helm source) or commit the rendered manifests", name, key)
 		}
 	}
@@ -232,40 +240,85 @@ func preflightKustomization(ctx context.Context, root, dir string, seen map[stri
 	}
 	for _, e := range inline {
 		if err := manifest.CheckYAML([]byte(e.path), b.limit()); err != nil {
-			return "", fmt.Errorf("%s: inline patch in %s: %w", name, e.key, err)
+			return "", 0, fmt.Errorf("%s: inline patch in %s: %w", name, e.key, err)
 		}
 	}
 	for _, e := range paths {
 		s := e.path
 		local := filepath.Join(dir, filepath.FromSlash(s))
 		if why := remoteTarget(s, local); why != "" {
-			return "", fmt.Errorf("%s: %s entry %q %s: %w: cmp-defaults renders offline and never fetches anything; "+
+			return "", 0, fmt.Errorf("%s: %s entry %q %s: %w: cmp-defaults renders offline and never fetches anything; "+
 				"vendor it into the repository and refer to it by a relative path", name, e.key, s, why, ErrRemote)
 		}
 		what := fmt.Sprintf("%s: %s entry %q", name, e.key, s)
 		if filepath.IsAbs(s) {
 			local = filepath.Clean(s)
 			if within(root, local) {
-				return "", fmt.Errorf("%s is an absolute path; write it relative to %s", what, rel(root, dir))
+				return "", 0, fmt.Errorf("%s is an absolute path; write it relative to %s", what, rel(root, dir))
 			}
 		}
 		if !within(root, local) {
-			return "", fmt.Errorf("%s (%s) is %w %s; only files inside the repository can be used", what, local, ErrOutsideRoot, root)
+			return "", 0, fmt.Errorf("%s (%s) is %w %s; only files inside the repository can be used", what, local, ErrOutsideRoot, root)
 		}
 		real, err := checkInside(root, local, fmt.Sprintf("%s (%s)", what, local))
 		if err != nil {
 			if errors.Is(err, ErrOutsideRoot) {
-				return "", err
+				return "", 0, err
 			}
 			continue // missing: kustomize reports it
 		}
 		if fi, err := os.Stat(real); err == nil && fi.IsDir() {
-			if _, err := preflightKustomization(ctx, root, real, seen, b); err != nil {
-				return "", err
+			_, n, err := preflightDir(ctx, root, real, seen, b)
+			if err != nil {
+				return "", 0, err
+			}
+			docs += n
+		} else if e.key == "resources" {
+			docs += countDocs(real)
+		}
+	}
+	// A patch with a target is copied into every resource it selects:
+	// refuse before kustomize builds what could pass the budget.
+	if gen := targetedPatchBytes(dir, k) * docs; gen > b.limit() {
+		return "", 0, fmt.Errorf("%s: its patches with a target, applied to up to %d resources, could generate %d bytes, more than the %d allowed; "+
+			"make the patches smaller or their targets narrower, or raise CMP_DEFAULTS_MAX_INPUT_BYTES", name, docs, gen, b.limit())
+	}
+	return kfile, docs, nil
+}
+
+// countDocs counts the YAML documents of a resource file (0 if unreadable).
+func countDocs(p string) int64 {
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > DefaultMaxBytes {
+		return 0
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return 0
+	}
+	return int64(bytes.Count(data, []byte("\n---"))) + 1
+}
+
+// targetedPatchBytes is the size of the patches of a kustomization that
+// have a target selector, inline or in files.
+func targetedPatchBytes(dir string, k map[string]any) int64 {
+	var n int64
+	items, _ := k["patches"].([]any)
+	for _, it := range items {
+		m, ok := it.(map[string]any)
+		if !ok || m["target"] == nil {
+			continue
+		}
+		if p, ok := m["patch"].(string); ok {
+			n += int64(len(p))
+		}
+		if p, ok := m["path"].(string); ok {
+			if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p))); err == nil {
+				n += fi.Size()
 			}
 		}
 	}
-	return kfile, nil
+	return n
 }
 
 // strings_ returns the string entries of a YAML list (or a single string).
