@@ -155,7 +155,12 @@ func (c *cli) engineFor(o *common, refs []string) (*defaults.Engine, []*operator
 		}
 	}
 	e, err := defaults.Compile(res, st.ProfileFile)
-	return e, res, err
+	if err != nil {
+		return nil, nil, err
+	}
+	// jq rules stop when the run ends (its memory budget); the pipeline
+	// narrows this to its deadline.
+	return e.WithContext(c.context()), res, nil
 }
 
 func resolveAll(st *operators.Store, refs []string, strict bool) ([]*operators.Resolution, error) {
