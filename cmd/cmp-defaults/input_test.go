@@ -42,7 +42,7 @@ func TestCancelledRunPrintsNothing(t *testing.T) {
 	if code != exitError || out.Len() != 0 {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d and no output", code, out.String(), errb.String(), exitError)
 	}
-	if !strings.Contains(errb.String(), "interrupted while rendering") {
+	if !strings.Contains(errb.String(), "interrupted while ") {
 		t.Errorf("stderr %q does not say the run was stopped", errb.String())
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 )
 
 // Exit codes.
@@ -29,6 +31,10 @@ func main() {
 	// Helm and kustomize log progress through the default loggers; only
 	// warnings and errors belong on stderr, which Argo CD shows on failure.
 	slog.SetLogLoggerLevel(slog.LevelWarn)
+	if stdoutWasClosed() {
+		fmt.Fprintln(os.Stderr, "Error: stdout is closed; nothing can be written, so nothing is run")
+		os.Exit(exitError)
+	}
 	// Ctrl-C, or the repo-server ending the plugin, cancels renders and
 	// cluster requests; stdout stays empty.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -49,10 +55,13 @@ func (e foundError) Error() string { return e.msg }
 
 // mainerr executes the command line; what it prints goes to out.
 func mainerr(ctx context.Context, args []string, stdin io.Reader, out *bytes.Buffer, stderr io.Writer) error {
-	c := &cli{stdin: stdin, out: out, errw: stderr, ctx: ctx}
+	c := &cli{stdin: stdin, out: out, errw: stderr}
 	if err := c.readLimits(); err != nil {
 		return err
 	}
+	ctx, stop := guard.Watch(ctx, c.maxMemory)
+	defer stop()
+	c.ctx = ctx
 	root := c.root()
 	root.SetArgs(args)
 	root.SetOut(out)
@@ -83,13 +92,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var le limitsError
 	switch {
 	case err == nil:
-		_, _ = stdout.Write(out.Bytes())
+		if err := writeOut(stdout, out.Bytes()); err != nil {
+			fmt.Fprintln(stderr, "Error: "+err.Error())
+			return exitError
+		}
 		return exitOK
 	case errors.As(err, &le):
 		fmt.Fprintln(stderr, "Error: "+err.Error())
 		return exitUsage
 	case errors.As(err, &found):
-		_, _ = stdout.Write(out.Bytes())
+		if err := writeOut(stdout, out.Bytes()); err != nil {
+			fmt.Fprintln(stderr, "Error: "+err.Error())
+			return exitError
+		}
 		if found.msg != "" {
 			fmt.Fprintln(stderr, found.msg)
 		}
@@ -102,6 +117,19 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitUsage
 	}
 	return exitError
+}
+
+// writeOut writes the whole output: a failed or short write is an error,
+// so that a truncated stream is never taken for a complete one.
+func writeOut(w io.Writer, b []byte) error {
+	n, err := w.Write(b)
+	if err == nil && n < len(b) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		return fmt.Errorf("writing the output to stdout failed after %d of %d bytes: %v; the result is incomplete and must not be used", n, len(b), pathErr(err))
+	}
+	return nil
 }
 
 // isCobraUsage recognises cobra's own flag and argument errors.

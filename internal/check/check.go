@@ -207,6 +207,14 @@ func WriteText(w io.Writer, rep *Report) {
 		}
 	}
 	fmt.Fprintf(w, "\n%d object(s): %d match the cluster, %d differ (%d field(s)), %d skipped\n", len(rep.Objects), ok, differ, fields, skipped)
+	if differ == 0 {
+		return
+	}
+	for _, s := range rep.Operators {
+		if s.Channel != "" {
+			fmt.Fprintf(w, "note: %s has the %s channel's profiles; if the cluster runs another channel's CRDs (each CRD names its channel in an annotation), select that channel's operator\n", s.Operator, s.Channel)
+		}
+	}
 }
 
 func findingText(f cluster.Finding) string {

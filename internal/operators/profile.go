@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -25,16 +26,34 @@ const (
 
 // Profile is what one operator release's admission adds, per apiVersion and kind.
 type Profile struct {
-	APIVersion  string     `yaml:"apiVersion" json:"apiVersion"`
-	Kind        string     `yaml:"kind" json:"kind"`
-	Operator    string     `yaml:"operator" json:"operator"`
-	Version     string     `yaml:"version" json:"version"`
-	Description string     `yaml:"description,omitempty" json:"description,omitempty"`
-	Learned     *Learned   `yaml:"learned,omitempty" json:"learned,omitempty"`
-	Resources   []Resource `yaml:"resources" json:"resources"`
+	APIVersion string `yaml:"apiVersion" json:"apiVersion"`
+	Kind       string `yaml:"kind" json:"kind"`
+	Operator   string `yaml:"operator" json:"operator"`
+	Version    string `yaml:"version" json:"version"`
+	// Channel names the release channel of operators that ship their CRDs
+	// in more than one flavour (Gateway API: standard or experimental).
+	Channel     string      `yaml:"channel,omitempty" json:"channel,omitempty"`
+	Description string      `yaml:"description,omitempty" json:"description,omitempty"`
+	Provenance  *Provenance `yaml:"provenance,omitempty" json:"provenance,omitempty"`
+	Learned     *Learned    `yaml:"learned,omitempty" json:"learned,omitempty"`
+	Resources   []Resource  `yaml:"resources" json:"resources"`
 
 	File   string `yaml:"-" json:"-"` // where it was read from
 	Source string `yaml:"-" json:"-"` // "shipped" or the user directory
+}
+
+// Provenance says which upstream files a generated profile was read from,
+// so that anyone can fetch the same blobs and re-check it.
+type Provenance struct {
+	Repository string           `yaml:"repository" json:"repository"`
+	Tag        string           `yaml:"tag" json:"tag"`
+	Files      []ProvenanceFile `yaml:"files" json:"files"`
+}
+
+// ProvenanceFile is one CRD file read: its path at the tag and its git blob id.
+type ProvenanceFile struct {
+	Path string `yaml:"path" json:"path"`
+	Blob string `yaml:"blob" json:"blob"`
 }
 
 // Learned is the provenance of a profile that 'profiles learn' took from a
@@ -181,7 +200,7 @@ func ParseProfile(file string, data []byte) (*Profile, error) {
 		return nil, &LintError{File: file, Msg: "empty file"}
 	}
 	doc := root.Content[0]
-	if err := checkKeys(file, doc, "apiVersion", "kind", "operator", "version", "description", "learned", "resources"); err != nil {
+	if err := checkKeys(file, doc, "apiVersion", "kind", "operator", "version", "channel", "description", "provenance", "learned", "resources"); err != nil {
 		return nil, err
 	}
 	if ln := valueOf(doc, "learned"); ln != nil {
@@ -350,11 +369,64 @@ func parseContainerPath(p string) ([]Seg, error) {
 	return segs[:len(segs)-1], nil
 }
 
+// nonDeterministic are jq functions and variables whose result depends on
+// the time, the environment or other input than the object: a rule using
+// them would make the same manifests render differently per run.
+var nonDeterministic = map[string]string{
+	"now": "depends on the current time", "localtime": "depends on the time zone", "strflocaltime": "depends on the time zone",
+	"env": "depends on the environment", "$ENV": "depends on the environment",
+	"input": "reads other input", "inputs": "reads other input", "input_filename": "depends on the input file",
+	"input_line_number": "depends on the input", "$__loc__": "depends on where the rule is written",
+	"$__prog_args": "depends on the command line", "debug": "writes to stderr", "stderr": "writes to stderr",
+	"halt": "ends the process", "halt_error": "ends the process",
+}
+
+// checkDeterministic refuses a query that calls a function from
+// nonDeterministic (found anywhere in its syntax tree).
+func checkDeterministic(q *gojq.Query) error {
+	var bad string
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		if bad != "" {
+			return
+		}
+		switch v.Kind() {
+		case reflect.Pointer, reflect.Interface:
+			if !v.IsNil() {
+				if f, ok := v.Interface().(*gojq.Func); ok {
+					if why, found := nonDeterministic[f.Name]; found {
+						bad = f.Name + " " + why
+						return
+					}
+				}
+				walk(v.Elem())
+			}
+		case reflect.Struct:
+			for i := 0; i < v.NumField(); i++ {
+				walk(v.Field(i))
+			}
+		case reflect.Slice:
+			for i := 0; i < v.Len(); i++ {
+				walk(v.Index(i))
+			}
+		}
+	}
+	walk(reflect.ValueOf(q))
+	if bad != "" {
+		return fmt.Errorf("%s; rules must give the same result for the same object on every run", bad)
+	}
+	return nil
+}
+
 // CompileJQ compiles a jq expression; asPath wraps it in path(...) so that it
 // yields the paths it selects, the way Argo CD reads jqPathExpressions.
+// Functions whose result depends on anything but the object are refused.
 func CompileJQ(expr string, asPath bool) (*gojq.Code, error) {
 	q, err := gojq.Parse(expr)
 	if err != nil {
+		return nil, fmt.Errorf("jq %q: %v", expr, err)
+	}
+	if err := checkDeterministic(q); err != nil {
 		return nil, fmt.Errorf("jq %q: %v", expr, err)
 	}
 	if asPath {

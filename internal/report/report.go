@@ -17,6 +17,7 @@ type Selection struct {
 	Operator string `json:"operator"`
 	Release  string `json:"release"`
 	Profile  string `json:"profile"`
+	Channel  string `json:"channel,omitempty"`
 	File     string `json:"file"`
 	Source   string `json:"source"`
 	Warning  string `json:"warning,omitempty"`
@@ -28,7 +29,7 @@ type Selection struct {
 func Selections(res []*operators.Resolution) []Selection {
 	out := []Selection{}
 	for _, r := range res {
-		out = append(out, Selection{Operator: r.Operator, Release: r.Requested, Profile: r.Profile.Version, File: r.Profile.File, Source: r.Profile.Source, Warning: r.Warning, Learned: r.Profile.Learned})
+		out = append(out, Selection{Operator: r.Operator, Release: r.Requested, Profile: r.Profile.Version, Channel: r.Profile.Channel, File: r.Profile.File, Source: r.Profile.Source, Warning: r.Warning, Learned: r.Profile.Learned})
 	}
 	return out
 }
@@ -58,7 +59,13 @@ func ObjectOf(ob manifest.Object) Object {
 // WriteSelections prints the operator releases in force, one comment line each.
 func WriteSelections(w io.Writer, sels []Selection) {
 	for _, s := range sels {
-		fmt.Fprintf(w, "# %s@%s: profile %s (%s, %s)\n", s.Operator, strings.TrimPrefix(s.Release, "v"), s.Profile, s.File, s.Source)
+		// A channel is named because the wrong one fills the wrong fields:
+		// Gateway API's standard and experimental CRDs differ.
+		ch := ""
+		if s.Channel != "" {
+			ch = ", " + s.Channel + " channel"
+		}
+		fmt.Fprintf(w, "# %s@%s: profile %s%s (%s, %s)\n", s.Operator, strings.TrimPrefix(s.Release, "v"), s.Profile, ch, s.File, s.Source)
 		if s.Learned != nil {
 			fmt.Fprintf(w, "#   %s\n", s.Learned)
 		}
