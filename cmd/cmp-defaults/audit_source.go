@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/audit"
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
@@ -15,29 +13,31 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
 )
 
-// sourceTimeout bounds rendering a source for audit.
-const sourceTimeout = 2 * time.Minute
-
 // sourceObjects renders an application source directory (plain manifests,
 // Helm or Kustomize) for audit. src, when set, carries the
 // Application's Helm settings and directory include/exclude, so the source
 // renders as Argo CD renders it for that Application.
 func (c *cli) sourceObjects(dir, repoRoot string, src *audit.AppSource) ([]manifest.Object, error) {
-	abs, err := filepath.Abs(dir)
+	opt, err := c.auditSourceOptions(dir, repoRoot, src)
 	if err != nil {
 		return nil, err
 	}
-	fi, err := os.Stat(abs)
+	return render.Render(c.ctx, opt)
+}
+
+// auditSourceOptions are the render options of an Application's source.
+func (c *cli) auditSourceOptions(dir, repoRoot string, src *audit.AppSource) (render.Options, error) {
+	opt, err := render.NewOptions(dir, repoRoot, c.maxInput)
 	if err != nil {
-		return nil, fmt.Errorf("source %s: %v", dir, pathErr(err))
+		return opt, err
+	}
+	fi, err := os.Stat(opt.Dir)
+	if err != nil {
+		return opt, fmt.Errorf("source %s: %v", dir, pathErr(err))
 	}
 	if !fi.IsDir() {
-		return nil, usagef("source %s is not a directory; pass rendered files with --manifests", dir)
+		return opt, usagef("source %s is not a directory; pass rendered files with --manifests", dir)
 	}
-	if repoRoot == "" {
-		repoRoot = findRepoRoot(abs)
-	}
-	opt := render.Options{Dir: abs, RepoRoot: repoRoot, ReleaseName: filepath.Base(abs)}
 	if src != nil {
 		opt.Include, opt.Exclude = src.Include, src.Exclude
 		opt.ValuesFiles = src.ValueFiles
@@ -57,9 +57,7 @@ func (c *cli) sourceObjects(dir, repoRoot string, src *audit.AppSource) ([]manif
 			}
 		}
 	}
-	ctx, cancel := context.WithTimeout(c.ctx, sourceTimeout)
-	defer cancel()
-	return render.Render(ctx, opt)
+	return opt, nil
 }
 
 func isTemplated(s string) bool {
@@ -97,7 +95,7 @@ func (c *cli) auditPluginSource(o *auditOptions, app *plugin.Application) ([]*au
 	}
 	cfg.RepoRoot = o.repoRoot
 	if cfg.RepoRoot == "" {
-		cfg.RepoRoot = findRepoRoot(abs)
+		cfg.RepoRoot = render.FindRepoRoot(abs)
 	}
 	oc := o.common
 	if len(oc.operators) == 0 {

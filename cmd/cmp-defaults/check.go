@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -41,12 +40,7 @@ type checkOptions struct {
 	allKinds     bool
 	// render
 	repoRoot    string
-	values      []string
-	set         []string
-	setString   []string
-	setJSON     []string
-	setFile     []string
-	releaseName string
+	helm        sourceFlags // its namespace is unused: -n is namespace above
 	kubeVersion string
 	apiVersions []string
 }
@@ -100,13 +94,13 @@ func addClusterSource(cmd *cobra.Command, o *checkOptions) {
 	f.StringVarP(&o.namespace, "namespace", "n", "", "namespace of objects that have none, and Helm's release namespace (default: the context's namespace)")
 	f.StringVar(&o.fieldManager, "field-manager", "argocd-controller", "field manager of the dry-run applies")
 	f.BoolVar(&o.allKinds, "all-kinds", false, "include built-in kinds (core, apps, *.k8s.io, ...), skipped by default")
-	f.StringVar(&o.repoRoot, "repo-root", "", "repository root for a DIR source; nothing outside it is read (default: DIR)")
-	f.StringArrayVarP(&o.values, "values", "f", nil, "Helm values file, relative to DIR (repeatable)")
-	f.StringArrayVar(&o.set, "set", nil, "Helm value K=V (repeatable)")
-	f.StringArrayVar(&o.setString, "set-string", nil, "Helm string value K=V (repeatable)")
-	f.StringArrayVar(&o.setJSON, "set-json", nil, "Helm JSON value K=JSON, or a JSON object (repeatable, like helm --set-json)")
-	f.StringArrayVar(&o.setFile, "set-file", nil, "Helm value K=FILE: the file's text (repeatable, like helm --set-file)")
-	f.StringVar(&o.releaseName, "release-name", "", "Helm release name (default: the base name of DIR)")
+	f.StringVar(&o.repoRoot, "repo-root", "", "repository root for a DIR source; nothing outside it is read (default: nearest parent with .git, else DIR)")
+	f.StringArrayVarP(&o.helm.values, "values", "f", nil, "Helm values file, relative to DIR (repeatable)")
+	f.StringArrayVar(&o.helm.set, "set", nil, "Helm value K=V (repeatable)")
+	f.StringArrayVar(&o.helm.setString, "set-string", nil, "Helm string value K=V (repeatable)")
+	f.StringArrayVar(&o.helm.setJSON, "set-json", nil, "Helm JSON value K=JSON, or a JSON object (repeatable, like helm --set-json)")
+	f.StringArrayVar(&o.helm.setFile, "set-file", nil, "Helm value K=FILE: the file's text (repeatable, like helm --set-file)")
+	f.StringVar(&o.helm.releaseName, "release-name", "", "Helm release name (default: the base name of DIR)")
 	f.StringVar(&o.kubeVersion, "kube-version", "", "Helm .Capabilities.KubeVersion (default: the cluster's version)")
 	f.StringSliceVar(&o.apiVersions, "api-versions", nil, "Helm .Capabilities.APIVersions (default: what the cluster serves)")
 }
@@ -170,23 +164,9 @@ func (c *cli) checkInputs(ctx context.Context, o *checkOptions, cl *cluster.Clie
 			all = append(all, objs...)
 			continue
 		}
-		opt := render.Options{
-			Dir: a, RepoRoot: o.repoRoot,
-			ValuesFiles: o.values, Set: o.set, SetString: o.setString, SetJSON: o.setJSON, SetFile: o.setFile,
-			ReleaseName: o.releaseName, Namespace: ns,
-			KubeVersion: o.kubeVersion, APIVersions: o.apiVersions,
-		}
-		if opt.ReleaseName == "" {
-			abs, _ := filepath.Abs(a)
-			opt.ReleaseName = filepath.Base(abs)
-		}
-		if opt.KubeVersion == "" {
-			opt.KubeVersion = cl.Version
-		}
-		if opt.APIVersions == nil {
-			if opt.APIVersions, err = cl.APIVersions(); err != nil {
-				return nil, err
-			}
+		opt, err := c.checkSourceOptions(o, a, ns, cl)
+		if err != nil {
+			return nil, err
 		}
 		objs, err := render.Render(ctx, opt)
 		if err != nil {
@@ -195,4 +175,23 @@ func (c *cli) checkInputs(ctx context.Context, o *checkOptions, cl *cluster.Clie
 		all = append(all, objs...)
 	}
 	return all, nil
+}
+
+// checkSourceOptions renders a DIR as the cluster would see it: Helm's
+// capabilities default to the cluster's version and API versions.
+func (c *cli) checkSourceOptions(o *checkOptions, dir, ns string, cl *cluster.Client) (render.Options, error) {
+	opt, err := render.NewOptions(dir, o.repoRoot, c.maxInput)
+	if err != nil {
+		return opt, err
+	}
+	o.helm.apply(&opt)
+	opt.Namespace = ns
+	opt.KubeVersion, opt.APIVersions = o.kubeVersion, o.apiVersions
+	if opt.KubeVersion == "" {
+		opt.KubeVersion = cl.Version
+	}
+	if opt.APIVersions == nil {
+		opt.APIVersions, err = cl.APIVersions()
+	}
+	return opt, err
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -48,21 +47,13 @@ Nothing outside the repository root (the nearest parent with .git, or --repo-roo
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			abs, err := filepath.Abs(dir)
+			ropt, err := render.NewOptions(dir, rf.repoRoot, c.maxInput)
 			if err != nil {
 				return err
 			}
-			root := rf.repoRoot
-			if root == "" {
-				root = findRepoRoot(abs)
-			}
-			name := rf.releaseName
-			if name == "" {
-				name = filepath.Base(abs)
-			}
-			ropt := render.Options{Dir: abs, RepoRoot: root, Include: rf.include, Exclude: rf.exclude,
-				ValuesFiles: rf.values, Set: rf.set, SetString: rf.setString, SetJSON: rf.setJSON, SetFile: rf.setFile, ReleaseName: name,
-				Namespace: rf.namespace, KubeVersion: rf.kubeVersion, APIVersions: splitAll(rf.apiVersions)}
+			rf.sourceFlags.apply(&ropt)
+			ropt.Include, ropt.Exclude = rf.include, rf.exclude
+			ropt.KubeVersion, ropt.APIVersions = rf.kubeVersion, splitAll(rf.apiVersions)
 			c.releaseNameSet = rf.releaseName != ""
 			return c.pipeline(&o, ropt, rf.timeout, false)
 		},
@@ -159,6 +150,7 @@ func (c *cli) renderFill(o *common, ropt render.Options, timeout time.Duration, 
 	ctx, cancel := context.WithTimeout(c.ctx, timeout)
 	defer cancel()
 	ropt.MaxBytes = c.maxInput
+	ropt.Timeout = 0 // the run's deadline covers the render
 	step := "loading profiles"
 	fail := func(err error) ([]manifest.Object, []*operators.Resolution, error) {
 		if cause := context.Cause(ctx); errors.Is(cause, guard.ErrMemory) {
@@ -189,6 +181,7 @@ func (c *cli) renderFill(o *common, ropt render.Options, timeout time.Duration, 
 	if err != nil {
 		return fail(err)
 	}
+	ropt.Kind = kind
 	if unused := c.names.byUser(render.Unused(kind, ropt, c.releaseNameSet)); len(unused) > 0 {
 		return fail(c.unusedSettings(kind, ropt.Dir, unused))
 	}
@@ -302,18 +295,6 @@ func (c *cli) warnUnservedKinds(res []*operators.Resolution) {
 			fmt.Fprintf(c.errw, "Warning: the cluster serves none of the kinds of %s (KUBE_API_VERSIONS); is the operator installed there?\n", r.Ref())
 		} else if len(missing) > 0 {
 			fmt.Fprintf(c.errw, "Warning: the cluster does not serve %s of %s (KUBE_API_VERSIONS)\n", strings.Join(missing, ", "), r.Ref())
-		}
-	}
-}
-
-// findRepoRoot is the nearest parent of dir holding .git, else dir.
-func findRepoRoot(dir string) string {
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		if filepath.Dir(d) == d {
-			return dir
 		}
 	}
 }

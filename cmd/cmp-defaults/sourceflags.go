@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
-	"path/filepath"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
-	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
 )
 
@@ -30,6 +26,15 @@ func (sf *sourceFlags) register(f *pflag.FlagSet, forWhat string) {
 	f.StringArrayVar(&sf.setFile, "set-file", nil, forWhat+"Helm value KEY=FILE: the file's text, path as for --values (repeatable, like helm --set-file)")
 	f.StringVarP(&sf.namespace, "namespace", "n", "", forWhat+"Helm release namespace (.Release.Namespace)")
 	f.StringVar(&sf.releaseName, "release-name", "", forWhat+"Helm release name (default: the directory's name)")
+}
+
+// apply sets the Helm settings given on opt.
+func (sf *sourceFlags) apply(opt *render.Options) {
+	opt.ValuesFiles, opt.Set, opt.SetString, opt.SetJSON, opt.SetFile = sf.values, sf.set, sf.setString, sf.setJSON, sf.setFile
+	opt.Namespace = sf.namespace
+	if sf.releaseName != "" {
+		opt.ReleaseName = sf.releaseName
+	}
 }
 
 func (sf *sourceFlags) given() bool {
@@ -59,27 +64,21 @@ func (c *cli) addSourceFlags(cmd *cobra.Command) {
 // else default settings (release name = directory name); 'render' offers
 // every setting.
 func (c *cli) renderDir(dir string) ([]manifest.Object, error) {
-	abs, err := filepath.Abs(dir)
+	opt, err := render.NewOptions(dir, "", c.maxInput)
 	if err != nil {
 		return nil, err
 	}
-	opt := render.Options{Dir: abs, RepoRoot: findRepoRoot(abs), ReleaseName: filepath.Base(abs), MaxBytes: c.maxInput}
 	if sf := c.src; sf != nil && sf.given() {
-		opt.ValuesFiles, opt.Set, opt.SetString, opt.SetJSON, opt.SetFile = sf.values, sf.set, sf.setString, sf.setJSON, sf.setFile
-		opt.Namespace = sf.namespace
-		if sf.releaseName != "" {
-			opt.ReleaseName = sf.releaseName
-		}
-		kind, err := render.Detect(abs)
+		sf.apply(&opt)
+		kind, err := render.Detect(opt.Dir)
 		if err != nil {
 			return nil, err
 		}
+		opt.Kind = kind
 		if unused := render.Unused(kind, opt, sf.releaseName != ""); len(unused) > 0 {
 			return nil, c.unusedSettings(kind, dir, unused)
 		}
 		sf.used = true
 	}
-	ctx, cancel := context.WithTimeout(c.ctx, plugin.DefaultTimeout)
-	defer cancel()
-	return render.Render(ctx, opt)
+	return render.Render(c.ctx, opt)
 }

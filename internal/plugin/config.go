@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/render"
 )
 
 // Config is everything generate needs.
@@ -46,8 +48,9 @@ type Config struct {
 	From map[string]string
 }
 
-// DefaultTimeout keeps a run well inside Argo CD's 60 s exec timeout.
-const DefaultTimeout = 40 * time.Second
+// DefaultTimeout keeps a run well inside Argo CD's 60 s exec timeout; every
+// command renders under the same default.
+const DefaultTimeout = render.DefaultTimeout
 
 // Parameter is one entry of ARGOCD_APP_PARAMETERS.
 type Parameter struct {

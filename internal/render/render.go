@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
@@ -43,6 +44,11 @@ type Options struct {
 	// MaxBytes bounds what one render reads from the repository
 	// (DefaultMaxBytes when 0).
 	MaxBytes int64
+	// Timeout bounds the render (none when 0).
+	Timeout time.Duration
+	// Kind is the source's kind when the caller detected it already (to
+	// check settings against it); empty: Render detects it.
+	Kind Kind
 
 	budget *budget
 }
@@ -104,15 +110,22 @@ func Render(ctx context.Context, opt Options) ([]manifest.Object, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if opt.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opt.Timeout)
+		defer cancel()
+	}
 	root, dir, err := resolveRoots(opt.RepoRoot, opt.Dir)
 	if err != nil {
 		return nil, err
 	}
 	opt.RepoRoot, opt.Dir = root, dir
 	opt.budget = newBudget(opt.MaxBytes)
-	kind, err := Detect(dir)
-	if err != nil {
-		return nil, err
+	kind := opt.Kind
+	if kind == "" {
+		if kind, err = Detect(dir); err != nil {
+			return nil, err
+		}
 	}
 	switch kind {
 	case KindHelm:

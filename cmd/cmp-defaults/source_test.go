@@ -1,0 +1,49 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/audit"
+	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
+	"github.com/cmp-defaults/cmp-defaults/internal/render"
+)
+
+// Every command builds the render options of a source directory the same
+// way. check once defaulted the repository root to DIR, check and audit
+// --source ignored CMP_DEFAULTS_MAX_INPUT_BYTES, and the timeouts were
+// none, 40 s and 2 minutes.
+func TestSourceOptionsAgree(t *testing.T) {
+	dir := filepath.Join("..", "..", "examples", "helm")
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &cli{maxInput: 12345}
+	fromDir, err := render.NewOptions(dir, "", c.maxInput)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fromDir.RepoRoot != repo {
+		t.Fatalf("repository root %s, want %s (the nearest parent with .git)", fromDir.RepoRoot, repo)
+	}
+	checked, err := c.checkSourceOptions(&checkOptions{apiVersions: []string{"v1"}}, dir, "ns", &cluster.Client{Version: "v1.34.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	audited, err := c.auditSourceOptions(dir, "", &audit.AppSource{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, got := range map[string]render.Options{"check": checked, "audit --source": audited} {
+		if got.Dir != fromDir.Dir || got.RepoRoot != repo || got.ReleaseName != "helm" {
+			t.Errorf("%s: dir %s, repository root %s, release %s; want %s, %s, helm", name, got.Dir, got.RepoRoot, got.ReleaseName, fromDir.Dir, repo)
+		}
+		if got.MaxBytes != c.maxInput {
+			t.Errorf("%s: input limit %d, want %d", name, got.MaxBytes, c.maxInput)
+		}
+		if got.Timeout != render.DefaultTimeout {
+			t.Errorf("%s: timeout %s, want %s", name, got.Timeout, render.DefaultTimeout)
+		}
+	}
+}
