@@ -115,7 +115,7 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 			if err != nil {
 				return err
 			}
-			st, err := o.store()
+			st, err := c.loadStore(&o.common)
 			if err != nil {
 				return err
 			}

@@ -30,7 +30,7 @@ func (c *cli) addCompletion(root *cobra.Command) {
 			if len(args) >= n {
 				return nil, cobra.ShellCompDirectiveDefault // files and directories
 			}
-			return completeOperators(profileDirsOf(cmd.Flags()), toComplete, true)
+			return completeOperators(c.profileDirsOf(cmd.Flags()), toComplete, true)
 		}
 	}
 	var walk func(cmd *cobra.Command)
@@ -38,7 +38,7 @@ func (c *cli) addCompletion(root *cobra.Command) {
 		if f := cmd.Flags().Lookup("operator"); f != nil {
 			withRelease := f.Value.Type() == "stringArray"
 			_ = cmd.RegisterFlagCompletionFunc("operator", func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-				return completeOperators(profileDirsOf(cmd.Flags()), toComplete, withRelease)
+				return completeOperators(c.profileDirsOf(cmd.Flags()), toComplete, withRelease)
 			})
 		}
 		switch cmd.CommandPath() {
@@ -54,12 +54,12 @@ func (c *cli) addCompletion(root *cobra.Command) {
 	walk(root)
 }
 
-func profileDirsOf(fs *pflag.FlagSet) []string {
+func (c *cli) profileDirsOf(fs *pflag.FlagSet) []string {
 	o := common{}
 	if dirs, err := fs.GetStringArray("profiles-dir"); err == nil {
 		o.profileDirs = dirs
 	}
-	return o.dirs()
+	return c.dirs(&o)
 }
 
 // completeOperators offers "NAME@" for names, then "NAME@VERSION" for the

@@ -56,7 +56,7 @@ func (e foundError) Error() string { return e.msg }
 // mainerr executes the command line; what it prints goes to out.
 func mainerr(ctx context.Context, args []string, stdin io.Reader, out *bytes.Buffer, stderr io.Writer) error {
 	c := &cli{stdin: stdin, out: out, errw: stderr}
-	if err := c.readLimits(); err != nil {
+	if err := c.readEnv(); err != nil {
 		return err
 	}
 	ctx, stop := guard.Watch(ctx, c.maxMemory)

@@ -38,7 +38,7 @@ that the Application sets.`,
 		Example: "  cmp-defaults parameters\n  CMP_DEFAULTS_PROFILES_DIR=/home/argocd/cmp-defaults/profiles cmp-defaults parameters",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := o.store()
+			st, err := c.loadStore(&o)
 			if err != nil {
 				return err
 			}

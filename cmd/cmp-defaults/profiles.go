@@ -42,7 +42,7 @@ func (c *cli) profilesList() *cobra.Command {
 		Example: "  cmp-defaults profiles list\n  cmp-defaults profiles list --profiles-dir ./my-profiles -o json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := o.store()
+			st, err := c.loadStore(&o)
 			if err != nil {
 				return err
 			}
@@ -96,7 +96,7 @@ func (c *cli) profilesShow() *cobra.Command {
   cmp-defaults profiles show cert-manager`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := o.store()
+			st, err := c.loadStore(&o)
 			if err != nil {
 				return err
 			}

@@ -53,7 +53,7 @@ Nothing outside the repository root (the nearest parent with .git, or --repo-roo
 			}
 			rf.sourceFlags.apply(&ropt)
 			ropt.Include, ropt.Exclude = rf.include, rf.exclude
-			ropt.KubeVersion, ropt.APIVersions = rf.kubeVersion, splitAll(rf.apiVersions)
+			ropt.KubeVersion, ropt.APIVersions = rf.kubeVersion, plugin.SplitList(rf.apiVersions...)
 			c.releaseNameSet = rf.releaseName != ""
 			return c.pipeline(&o, ropt, rf.timeout, false)
 		},
@@ -297,16 +297,4 @@ func (c *cli) warnUnservedKinds(res []*operators.Resolution) {
 			fmt.Fprintf(c.errw, "Warning: the cluster does not serve %s of %s (KUBE_API_VERSIONS)\n", strings.Join(missing, ", "), r.Ref())
 		}
 	}
-}
-
-func splitAll(vals []string) []string {
-	var out []string
-	for _, v := range vals {
-		for _, s := range strings.Split(v, ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
 }

@@ -6,18 +6,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
-	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
-	"github.com/cmp-defaults/cmp-defaults/internal/render"
+	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/profiles"
 )
 
@@ -37,31 +34,19 @@ type cli struct {
 	maxInput       int64            // bytes per input file or stdin, and per render
 	maxMemory      int64            // heap bytes of the whole run (guard.Watch)
 	limits         manifest.Limits
+	profileDirs    []string        // CMP_DEFAULTS_PROFILES_DIR, when no --profiles-dir is given
 	ctx            context.Context // ends on SIGINT, SIGTERM or when the memory budget is exceeded
 }
 
-// readLimits takes the input limits from the sidecar's environment.
-func (c *cli) readLimits() error {
-	c.maxInput = render.DefaultMaxBytes
-	c.maxMemory = guard.DefaultMaxMemory
-	c.limits = manifest.DefaultLimits
+// readEnv takes the limits and profile directories from the process's
+// environment (the sidecar's, under Argo CD), once for the run.
+func (c *cli) readEnv() error {
+	s, err := plugin.SidecarFromEnv(os.Environ())
+	if err != nil {
+		return limitsError{err}
+	}
+	c.maxInput, c.maxMemory, c.limits, c.profileDirs = s.MaxInput, s.MaxMemory, s.Limits, s.ProfileDirs
 	c.limits.Warn = func(msg string) { fmt.Fprintln(c.errw, "Warning: "+msg) }
-	for name, dst := range map[string]*int64{"CMP_DEFAULTS_MAX_INPUT_BYTES": &c.maxInput, "CMP_DEFAULTS_MAX_MEMORY_BYTES": &c.maxMemory} {
-		if v := os.Getenv(name); v != "" {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n <= 0 {
-				return limitsError{fmt.Errorf("%s=%q: want a positive number of bytes", name, v)}
-			}
-			*dst = n
-		}
-	}
-	if v := os.Getenv("CMP_DEFAULTS_MAX_DOCUMENTS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			return limitsError{fmt.Errorf("CMP_DEFAULTS_MAX_DOCUMENTS=%q: want a positive number", v)}
-		}
-		c.limits.MaxDocuments = n
-	}
 	return nil
 }
 
@@ -118,24 +103,16 @@ func addCommon(cmd *cobra.Command, o *common) {
 	f.BoolVar(&o.strict, "strict", false, "fail instead of warning when a release was not checked (newer or unknown patch)")
 }
 
-func (o *common) dirs() []string {
+// dirs are the profile directories: --profiles-dir, else the environment's.
+func (c *cli) dirs(o *common) []string {
 	if len(o.profileDirs) > 0 {
 		return o.profileDirs
 	}
-	if env := os.Getenv("CMP_DEFAULTS_PROFILES_DIR"); env != "" {
-		var out []string
-		for _, d := range filepath.SplitList(env) {
-			if d != "" {
-				out = append(out, d)
-			}
-		}
-		return out
-	}
-	return nil
+	return c.profileDirs
 }
 
-func (o *common) store() (*operators.Store, error) {
-	return operators.Load(operators.LoadOptions{Embedded: profiles.FS, Dirs: o.dirs()})
+func (c *cli) loadStore(o *common) (*operators.Store, error) {
+	return operators.Load(operators.LoadOptions{Embedded: profiles.FS, Dirs: c.dirs(o)})
 }
 
 // engine resolves the selected operator releases and compiles their rules.
@@ -145,7 +122,7 @@ func (c *cli) engine(o *common) (*defaults.Engine, []*operators.Resolution, erro
 }
 
 func (c *cli) engineFor(o *common, refs []string) (*defaults.Engine, []*operators.Resolution, error) {
-	st, err := o.store()
+	st, err := c.loadStore(o)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -175,11 +152,7 @@ func (n names) resolveAll(st *operators.Store, refs []string, strict bool) ([]*o
 	var res []*operators.Resolution
 	seen := map[string]string{}
 	for _, ref := range refs {
-		for _, one := range strings.Split(ref, ",") {
-			one = strings.TrimSpace(one)
-			if one == "" {
-				continue
-			}
+		for _, one := range plugin.SplitList(ref) {
 			name, ver, err := operators.ParseRef(one)
 			if err != nil {
 				return nil, n.badSetting("operators", err)

@@ -49,7 +49,7 @@ func (c *cli) versionCmd() *cobra.Command {
   cmp-defaults --version`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := o.store()
+			st, err := c.loadStore(&o)
 			if err != nil {
 				return err
 			}

@@ -127,10 +127,10 @@ func FromEnv(environ []string, wd string) (*Config, error) {
 		}
 	}
 	if v, ok := lookup("CMP_DEFAULTS_OPERATORS"); ok {
-		c.Operators = splitList(v)
+		c.Operators = SplitList(v)
 	}
 	if v, ok := lookup("CMP_DEFAULTS_VALUES_FILES"); ok {
-		c.ValuesFiles = splitList(v)
+		c.ValuesFiles = SplitList(v)
 	}
 	if v, ok := lookup("CMP_DEFAULTS_VALUES"); ok {
 		c.Values = v
@@ -166,7 +166,7 @@ func FromEnv(environ []string, wd string) (*Config, error) {
 		c.Timeout = d
 	}
 	c.KubeVersion = env["KUBE_VERSION"]
-	c.APIVersions = splitList(env["KUBE_API_VERSIONS"])
+	c.APIVersions = SplitList(env["KUBE_API_VERSIONS"])
 
 	if raw := strings.TrimSpace(env["ARGOCD_APP_PARAMETERS"]); raw != "" {
 		if err := c.applyParameters(raw); err != nil {
@@ -325,16 +325,6 @@ func repoRoot(wd, sourcePath string) (root, dir, warning string, err error) {
 		return refuse(fmt.Sprintf("would make %s, which holds the temporary directory %s, the repository root", root, tmp))
 	}
 	return root, dir, "", nil
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 func sortedKeys(m map[string]string) []string {
