@@ -5,23 +5,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-)
 
-// parameterAnnouncement is one entry of the JSON array that Argo CD reads
-// from a plugin's parameters.dynamic command. Field names and meanings are
-// those of ParameterAnnouncement in argo-cd's reposerver/apiclient
-// (repository.proto); Argo CD ignores fields it does not know.
-type parameterAnnouncement struct {
-	Name           string            `json:"name"`
-	Title          string            `json:"title,omitempty"`
-	Tooltip        string            `json:"tooltip,omitempty"`
-	Required       bool              `json:"required,omitempty"`
-	ItemType       string            `json:"itemType,omitempty"`
-	CollectionType string            `json:"collectionType,omitempty"` // string (default), array or map
-	String         string            `json:"string,omitempty"`
-	Array          []string          `json:"array,omitempty"`
-	Map            map[string]string `json:"map,omitempty"`
-}
+	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+)
 
 func (c *cli) parametersCmd() *cobra.Command {
 	var o common
@@ -52,7 +38,7 @@ that the Application sets.`,
 					ops[s.Operator] = strings.TrimPrefix(s.Newest, "v")
 				}
 			}
-			out, err := json.MarshalIndent(parameterAnnouncements(ops), "", "  ")
+			out, err := json.MarshalIndent(plugin.Announce(ops), "", "  ")
 			if err != nil {
 				return err
 			}
@@ -62,56 +48,4 @@ that the Application sets.`,
 	}
 	cmd.Flags().StringArrayVar(&o.profileDirs, "profiles-dir", nil, "directory of extra or overriding profiles (repeatable; default $CMP_DEFAULTS_PROFILES_DIR, colon-separated)")
 	return cmd
-}
-
-// parameterAnnouncements lists every parameter generate reads. ops are the known
-// operators with their newest checked release.
-func parameterAnnouncements(ops map[string]string) []parameterAnnouncement {
-	return []parameterAnnouncement{
-		{
-			Name:           "operators",
-			Title:          "Operator releases",
-			Tooltip:        "Operator releases running in the destination cluster, NAME: VERSION (e.g. external-secrets: 2.5.0). Their admission defaults are filled into the manifests. Shown: every known operator with its newest checked release; set the releases your cluster runs and leave the others empty. Wins over the plugin env CMP_DEFAULTS_OPERATORS.",
-			CollectionType: "map",
-			Map:            ops,
-		},
-		{
-			Name:           "values-files",
-			Title:          "Helm values files",
-			Tooltip:        "Helm sources: values files relative to the application path, applied in order (they must stay inside the repository).",
-			CollectionType: "array",
-		},
-		{
-			Name:           "values",
-			Title:          "Helm values (YAML)",
-			Tooltip:        "Helm sources: inline values as a YAML document, applied after the values files.",
-			CollectionType: "string",
-		},
-		{
-			Name:           "set",
-			Title:          "Helm --set",
-			Tooltip:        "Helm sources: KEY: VALUE pairs applied like helm --set, after the values files and inline values.",
-			CollectionType: "map",
-		},
-		{
-			Name:           "release-name",
-			Title:          "Helm release name",
-			Tooltip:        "Helm sources: the release name; defaults to the Application name.",
-			CollectionType: "string",
-		},
-		{
-			Name:           "namespace",
-			Title:          "Helm release namespace",
-			Tooltip:        "Helm sources: .Release.Namespace; defaults to the Application's destination namespace.",
-			CollectionType: "string",
-		},
-		{
-			Name:           "allow-empty",
-			Title:          "Allow an empty result",
-			Tooltip:        "Set to true only if rendering zero manifests is intended. Otherwise generate fails on an empty result, because with prune: true an empty result deletes every resource of the application.",
-			ItemType:       "boolean",
-			CollectionType: "string",
-			String:         "false",
-		},
-	}
 }

@@ -20,7 +20,7 @@ import (
 
 // runParameters runs `cmp-defaults parameters ARGS...` and decodes its output
 // strictly into the announcement type (unknown fields fail).
-func runParameters(t *testing.T, args ...string) []parameterAnnouncement {
+func runParameters(t *testing.T, args ...string) []plugin.Announcement {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), append([]string{"parameters"}, args...), strings.NewReader(""), &stdout, &stderr)
@@ -29,15 +29,15 @@ func runParameters(t *testing.T, args ...string) []parameterAnnouncement {
 	}
 	dec := json.NewDecoder(bytes.NewReader(stdout.Bytes()))
 	dec.DisallowUnknownFields()
-	var got []parameterAnnouncement
+	var got []plugin.Announcement
 	if err := dec.Decode(&got); err != nil {
 		t.Fatalf("output is not a JSON array of announcements: %v\n%s", err, stdout.String())
 	}
 	return got
 }
 
-func byName(list []parameterAnnouncement) map[string]parameterAnnouncement {
-	m := map[string]parameterAnnouncement{}
+func byName(list []plugin.Announcement) map[string]plugin.Announcement {
+	m := map[string]plugin.Announcement{}
 	for _, a := range list {
 		m[a.Name] = a
 	}
@@ -222,7 +222,7 @@ func TestPluginYAMLStaticParametersMatch(t *testing.T) {
 			Generate   struct{ Command, Args []string }
 			Discover   map[string]any `json:"discover"`
 			Parameters struct {
-				Static  []parameterAnnouncement `json:"static"`
+				Static  []plugin.Announcement `json:"static"`
 				Dynamic struct{ Command, Args []string }
 			} `json:"parameters"`
 			PreserveFileMode bool `json:"preserveFileMode"`
@@ -247,7 +247,7 @@ func TestPluginYAMLStaticParametersMatch(t *testing.T) {
 	if got := append(cfg.Spec.Parameters.Dynamic.Command, cfg.Spec.Parameters.Dynamic.Args...); !reflect.DeepEqual(got, []string{"cmp-defaults", "parameters"}) {
 		t.Errorf("parameters.dynamic runs %q", got)
 	}
-	want := parameterAnnouncements(nil)
+	want := plugin.Announce(nil)
 	if !reflect.DeepEqual(cfg.Spec.Parameters.Static, want) {
 		g, _ := json.MarshalIndent(cfg.Spec.Parameters.Static, "", "  ")
 		w, _ := json.MarshalIndent(want, "", "  ")
@@ -259,7 +259,7 @@ func TestPluginYAMLStaticParametersMatch(t *testing.T) {
 // with the announced collection type.
 func TestParametersMatchGenerate(t *testing.T) {
 	var names []string
-	for _, a := range parameterAnnouncements(nil) {
+	for _, a := range plugin.Announce(nil) {
 		names = append(names, a.Name)
 		p := map[string]any{"name": a.Name}
 		switch a.CollectionType {

@@ -80,8 +80,7 @@ application's path in the unpacked repository) and fills the admission defaults 
 releases configured for the Application, then prints the manifest stream.
 
 Configuration, strongest first:
-  parameters (ARGOCD_APP_PARAMETERS): operators (map NAME: VERSION), values-files (array),
-      values (string), set (map), release-name, namespace, allow-empty ("true"/"false")
+` + plugin.HelpLine("  parameters (ARGOCD_APP_PARAMETERS): ", 100, "      ") + `
   Application plugin env (ARGOCD_ENV_CMP_DEFAULTS_*) or the sidecar's env (CMP_DEFAULTS_*):
       OPERATORS (NAME@VERSION,...), VALUES_FILES (comma list), VALUES, RELEASE_NAME, NAMESPACE,
       ALLOW_EMPTY, STRICT, INCLUDE, EXCLUDE, TIMEOUT (default 40s)

@@ -60,32 +60,11 @@ type Parameter struct {
 	Map    map[string]string `json:"map,omitempty"`
 }
 
-// Known parameters and the collection type each takes.
-var parameterTypes = map[string]string{
-	"operators":    "map",
-	"values-files": "array",
-	"values":       "string",
-	"set":          "map",
-	"release-name": "string",
-	"namespace":    "string",
-	"allow-empty":  "string",
-}
-
 // Known plugin env names (after ARGOCD_ENV_ or on the sidecar).
 var envNames = []string{
 	"CMP_DEFAULTS_OPERATORS", "CMP_DEFAULTS_VALUES_FILES", "CMP_DEFAULTS_VALUES", "CMP_DEFAULTS_RELEASE_NAME",
 	"CMP_DEFAULTS_NAMESPACE", "CMP_DEFAULTS_ALLOW_EMPTY", "CMP_DEFAULTS_STRICT", "CMP_DEFAULTS_INCLUDE",
 	"CMP_DEFAULTS_EXCLUDE", "CMP_DEFAULTS_TIMEOUT",
-}
-
-// KnownParameters lists parameter names, sorted.
-func KnownParameters() []string {
-	var out []string
-	for n := range parameterTypes {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // FromEnv builds the configuration from an environment (os.Environ form)
@@ -200,7 +179,8 @@ func (c *Config) applyParameters(raw string) error {
 		return fmt.Errorf("ARGOCD_APP_PARAMETERS is not a JSON array of {name, string|array|map}: %v", err)
 	}
 	for _, p := range params {
-		want, ok := parameterTypes[p.Name]
+		spec, ok := parameter(p.Name)
+		want := spec.Collection
 		if !ok {
 			return fmt.Errorf("unknown parameter %q; known parameters: %s", p.Name, strings.Join(KnownParameters(), ", "))
 		}
@@ -272,8 +252,8 @@ func (p Parameter) kind() string {
 		return "string"
 	}
 	// Argo CD omits empty collections: an empty map or array arrives bare.
-	if t := parameterTypes[p.Name]; t != "string" {
-		return t
+	if spec, ok := parameter(p.Name); ok && spec.Collection != "string" {
+		return spec.Collection
 	}
 	return "value-less parameter"
 }

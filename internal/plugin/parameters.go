@@ -1,0 +1,113 @@
+package plugin
+
+import (
+	"sort"
+	"strings"
+)
+
+// ParameterSpec is one parameter generate reads. The table Parameters is
+// the one place a parameter is declared: FromEnv validates against it,
+// Announce builds the Argo CD UI's form from it and HelpLine lists it in
+// generate --help.
+type ParameterSpec struct {
+	Name       string
+	Collection string // string, array or map, as Argo CD sends it
+	ItemType   string // boolean for a "true"/"false" string
+	Default    string // announced value of a string
+	Help       string // the entry in generate --help
+	Title      string
+	Tooltip    string
+}
+
+// Parameters are the parameters generate reads, in the order they are
+// announced.
+var Parameters = []ParameterSpec{
+	{Name: "operators", Collection: "map", Help: "operators (map NAME: VERSION)", Title: "Operator releases",
+		Tooltip: "Operator releases running in the destination cluster, NAME: VERSION (e.g. external-secrets: 2.5.0). Their admission defaults are filled into the manifests. Shown: every known operator with its newest checked release; set the releases your cluster runs and leave the others empty. Wins over the plugin env CMP_DEFAULTS_OPERATORS."},
+	{Name: "values-files", Collection: "array", Help: "values-files (array)", Title: "Helm values files",
+		Tooltip: "Helm sources: values files relative to the application path, applied in order (they must stay inside the repository)."},
+	{Name: "values", Collection: "string", Help: "values (string)", Title: "Helm values (YAML)",
+		Tooltip: "Helm sources: inline values as a YAML document, applied after the values files."},
+	{Name: "set", Collection: "map", Help: "set (map)", Title: "Helm --set",
+		Tooltip: "Helm sources: KEY: VALUE pairs applied like helm --set, after the values files and inline values."},
+	{Name: "release-name", Collection: "string", Help: "release-name", Title: "Helm release name",
+		Tooltip: "Helm sources: the release name; defaults to the Application name."},
+	{Name: "namespace", Collection: "string", Help: "namespace", Title: "Helm release namespace",
+		Tooltip: "Helm sources: .Release.Namespace; defaults to the Application's destination namespace."},
+	{Name: "allow-empty", Collection: "string", ItemType: "boolean", Default: "false", Help: `allow-empty ("true"/"false")`, Title: "Allow an empty result",
+		Tooltip: "Set to true only if rendering zero manifests is intended. Otherwise generate fails on an empty result, because with prune: true an empty result deletes every resource of the application."},
+}
+
+// parameter finds a parameter by name.
+func parameter(name string) (ParameterSpec, bool) {
+	for _, p := range Parameters {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return ParameterSpec{}, false
+}
+
+// KnownParameters lists parameter names, sorted.
+func KnownParameters() []string {
+	var out []string
+	for _, p := range Parameters {
+		out = append(out, p.Name)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Announcement is one entry of the JSON array that Argo CD reads from a
+// plugin's parameters.dynamic command. Field names and meanings are those
+// of ParameterAnnouncement in argo-cd's reposerver/apiclient
+// (repository.proto); Argo CD ignores fields it does not know.
+type Announcement struct {
+	Name           string            `json:"name"`
+	Title          string            `json:"title,omitempty"`
+	Tooltip        string            `json:"tooltip,omitempty"`
+	Required       bool              `json:"required,omitempty"`
+	ItemType       string            `json:"itemType,omitempty"`
+	CollectionType string            `json:"collectionType,omitempty"` // string (default), array or map
+	String         string            `json:"string,omitempty"`
+	Array          []string          `json:"array,omitempty"`
+	Map            map[string]string `json:"map,omitempty"`
+}
+
+// Announce lists every parameter for the UI; operators are the known
+// operators with their newest checked release, offered in the operators map.
+func Announce(operators map[string]string) []Announcement {
+	out := make([]Announcement, 0, len(Parameters))
+	for _, p := range Parameters {
+		a := Announcement{Name: p.Name, Title: p.Title, Tooltip: p.Tooltip, ItemType: p.ItemType, CollectionType: p.Collection, String: p.Default}
+		if p.Name == "operators" {
+			a.Map = operators
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// HelpLine lists the parameters for generate --help after prefix, wrapped
+// before width columns with continuation lines indented by indent.
+func HelpLine(prefix string, width int, indent string) string {
+	var b strings.Builder
+	line := prefix
+	for i, p := range Parameters {
+		item := p.Help
+		if i < len(Parameters)-1 {
+			item += ","
+		}
+		if line != prefix && len(line)+1+len(item) > width {
+			b.WriteString(line + "\n")
+			line = indent + item
+			continue
+		}
+		if line != prefix {
+			line += " "
+		}
+		line += item
+	}
+	b.WriteString(line)
+	return b.String()
+}
