@@ -7,12 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/check"
 	"github.com/cmp-defaults/cmp-defaults/internal/learn"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
@@ -124,12 +122,10 @@ func (c *cli) runLearn(ctx context.Context, o *learnOptions, args []string) erro
 	if err != nil {
 		return err
 	}
-	var filledFirst []string
 	for _, r := range res {
 		if r.Operator == name {
 			return usagef("--as %s names the selected operator %s: learn under another name (the learned profile is selected next to it)", o.as, r.Ref())
 		}
-		filledFirst = append(filledFirst, r.Operator+"@"+strings.TrimPrefix(r.Requested, "v"))
 	}
 	if len(res) == 0 {
 		fmt.Fprintln(c.errw, "Warning: no --operator selected: CRD schema defaults the cluster adds are learned as mutations too; select the operators' releases to learn only what the webhooks add")
@@ -138,29 +134,9 @@ func (c *cli) runLearn(ctx context.Context, o *learnOptions, args []string) erro
 	if err != nil {
 		return err
 	}
-	if err := e.FillAll(objs, nil); err != nil {
-		return err
-	}
-	ins := make([]learn.Input, len(objs))
-	for i, ob := range objs {
-		ins[i].Object = ob
-		av, _ := ob.Data["apiVersion"].(string)
-		kind, _ := ob.Data["kind"].(string)
-		if !o.allKinds && check.BuiltInGroup(av) && !e.Covers(av, kind) {
-			ins[i].Skipped = "built-in kind (use --all-kinds to learn from it)"
-		}
-	}
-	obs, seen, err := learn.Observe(ctx, cl, ins, ns, o.fieldManager)
+	rep, p, err := learn.Run(ctx, cl, e, res, objs, learn.Options{Operator: name, Version: version, Namespace: ns, FieldManager: o.fieldManager, AllKinds: o.allKinds, Time: at})
 	if err != nil {
 		return err
-	}
-	result := learn.Build(obs)
-	rep := &learn.Report{
-		Operator: name, Version: version,
-		Learned:    operators.Learned{Cluster: cl.Host, Context: cl.Context, ServerVersion: cl.Version, Time: at, Objects: len(obs), Operators: filledFirst},
-		Objects:    seen,
-		Rules:      result.Rules,
-		NotLearned: result.Findings,
 	}
 	learn.WriteText(c.errw, rep)
 	if o.report != "" {
@@ -172,13 +148,12 @@ func (c *cli) runLearn(ctx context.Context, o *learnOptions, args []string) erro
 			return fmt.Errorf("--report: %v", err)
 		}
 	}
-	if len(obs) == 0 {
+	if rep.Learned.Objects == 0 {
 		return fmt.Errorf("no object to learn from: every object was skipped (built-in kinds need --all-kinds)")
 	}
-	if len(result.Rules) == 0 {
+	if p == nil {
 		return fmt.Errorf("nothing learned: the cluster's admission adds no field that is the same for every object beyond the selected profiles; no profile written")
 	}
-	p := learn.Profile(name, version, result, rep.Learned)
 	var out []byte
 	if o.output.json() {
 		if out, err = json.MarshalIndent(p, "", "  "); err == nil {
@@ -205,6 +180,6 @@ func (c *cli) runLearn(ctx context.Context, o *learnOptions, args []string) erro
 	if err := os.WriteFile(target, out, 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(c.errw, "wrote %s: %d rule(s) for %d kind(s)\n", target, len(result.Rules), len(p.Resources))
+	fmt.Fprintf(c.errw, "wrote %s: %d rule(s) for %d kind(s)\n", target, len(rep.Rules), len(p.Resources))
 	return nil
 }

@@ -1,0 +1,60 @@
+package learn
+
+import (
+	"context"
+	"strings"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/check"
+	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
+	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+)
+
+// Options of a learning run.
+type Options struct {
+	Operator, Version string // name and version of the learned profile
+	Namespace         string // of objects that have none
+	FieldManager      string // of the dry-run applies
+	AllKinds          bool   // also learn from built-in kinds
+	Time              string // recorded in the provenance (RFC 3339, or none)
+}
+
+// Run is 'profiles learn': it fills objs (in place) with e, compiled from
+// the selected releases res, dry-runs them on cl and keeps what admission
+// adds beyond the fill. The profile is nil when nothing was learned; the
+// report says why.
+func Run(ctx context.Context, cl *cluster.Client, e *defaults.Engine, res []*operators.Resolution, objs []manifest.Object, opt Options) (*Report, *operators.Profile, error) {
+	var filledFirst []string
+	for _, r := range res {
+		filledFirst = append(filledFirst, r.Operator+"@"+strings.TrimPrefix(r.Requested, "v"))
+	}
+	if err := e.FillAll(objs, nil); err != nil {
+		return nil, nil, err
+	}
+	ins := make([]Input, len(objs))
+	for i, ob := range objs {
+		ins[i].Object = ob
+		av, _ := ob.Data["apiVersion"].(string)
+		kind, _ := ob.Data["kind"].(string)
+		if !opt.AllKinds && check.BuiltInGroup(av) && !e.Covers(av, kind) {
+			ins[i].Skipped = "built-in kind (use --all-kinds to learn from it)"
+		}
+	}
+	obs, seen, err := Observe(ctx, cl, ins, opt.Namespace, opt.FieldManager)
+	if err != nil {
+		return nil, nil, err
+	}
+	result := Build(obs)
+	rep := &Report{
+		Operator: opt.Operator, Version: opt.Version,
+		Learned:    operators.Learned{Cluster: cl.Host, Context: cl.Context, ServerVersion: cl.Version, Time: opt.Time, Objects: len(obs), Operators: filledFirst},
+		Objects:    seen,
+		Rules:      result.Rules,
+		NotLearned: result.Findings,
+	}
+	if len(obs) == 0 || len(result.Rules) == 0 {
+		return rep, nil, nil
+	}
+	return rep, Profile(opt.Operator, opt.Version, result, rep.Learned), nil
+}
