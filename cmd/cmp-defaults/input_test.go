@@ -46,3 +46,23 @@ func TestCancelledRunPrintsNothing(t *testing.T) {
 		t.Errorf("stderr %q does not say the run was stopped", errb.String())
 	}
 }
+
+// Usage mistakes are told apart by their type: flag, argument and unknown
+// command errors exit 2 and name the --help to read.
+func TestUsageErrorsByType(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		hint string
+	}{
+		{[]string{"bogus"}, "Run 'cmp-defaults --help' for usage."},
+		{[]string{"version", "extra"}, "Run 'cmp-defaults version --help' for usage."},
+		{[]string{"fill", "--no-such-flag"}, "Run 'cmp-defaults fill --help' for usage."},
+		{[]string{"explain", "-o", "xml"}, "Run 'cmp-defaults explain --help' for usage."},
+	} {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), tc.args, strings.NewReader(""), &out, &errb)
+		if code != exitUsage || !strings.Contains(errb.String(), tc.hint) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, errb.String(), exitUsage, tc.hint)
+		}
+	}
+}

@@ -67,9 +67,14 @@ func mainerr(ctx context.Context, args []string, stdin io.Reader, out *bytes.Buf
 	root.SetOut(out)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return nil
+	}
+	// Flag and argument errors are usageErrors (flagError, usageArgs);
+	// cobra's only other one is an unknown command, which Find repeats.
 	var ue usageError
 	var ce configError
-	if err != nil && !errors.As(err, &ce) && (errors.As(err, &ue) || isCobraUsage(err.Error())) {
+	if _, _, unknown := root.Find(args); unknown != nil || (errors.As(err, &ue) && !errors.As(err, &ce)) {
 		return usageHint{err, commandPath(root, args)}
 	}
 	return err
@@ -130,16 +135,6 @@ func writeOut(w io.Writer, b []byte) error {
 		return fmt.Errorf("writing the output to stdout failed after %d of %d bytes: %v; the result is incomplete and must not be used", n, len(b), pathErr(err))
 	}
 	return nil
-}
-
-// isCobraUsage recognises cobra's own flag and argument errors.
-func isCobraUsage(msg string) bool {
-	for _, s := range []string{"unknown flag", "unknown shorthand flag", "unknown command", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "requires exactly", "required flag", "if any flags in the group"} {
-		if strings.Contains(msg, s) {
-			return true
-		}
-	}
-	return false
 }
 
 func commandPath(root *cobra.Command, args []string) string {

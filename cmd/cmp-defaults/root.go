@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -93,7 +94,26 @@ It runs as an Argo CD Config Management Plugin ('generate') and as a local CLI.`
 	root.Version = buildVersion()
 	root.SetVersionTemplate("cmp-defaults {{.Version}}\n")
 	c.addCompletion(root)
+	usageArgs(root)
 	return root
+}
+
+// usageArgs makes the argument checks of cmd and its subcommands return
+// usage errors, told apart by their type rather than their text.
+func usageArgs(cmd *cobra.Command) {
+	if check := cmd.Args; check != nil {
+		cmd.Args = func(cmd *cobra.Command, args []string) error {
+			err := check(cmd, args)
+			var ue usageError
+			if err != nil && !errors.As(err, &ue) {
+				return usageError{err}
+			}
+			return err
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		usageArgs(sub)
+	}
 }
 
 func addCommon(cmd *cobra.Command, o *common) {
