@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,9 +10,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
-	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/pipeline"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
 )
@@ -142,97 +141,27 @@ func (c *cli) pipeline(o *common, ropt render.Options, timeout time.Duration, re
 	return nil
 }
 
-// renderFill renders and fills as generate does, then encodes into c.out
-// when encode is set; audit uses it to render an Application that names the
-// plugin. record, when set, sees every filled field.
+// renderFill renders and fills as generate does (internal/pipeline), then
+// encodes into c.out when encode is set; audit uses it to render an
+// Application that names the plugin. record, when set, sees every filled field.
 func (c *cli) renderFill(o *common, ropt render.Options, timeout time.Duration, refuseEmpty, encode bool, record func(int, defaults.Filled)) ([]manifest.Object, []*operators.Resolution, error) {
-	ctx, cancel := context.WithTimeout(c.ctx, timeout)
-	defer cancel()
 	ropt.MaxBytes = c.maxInput
-	ropt.Timeout = 0 // the run's deadline covers the render
-	step := "loading profiles"
-	fail := func(err error) ([]manifest.Object, []*operators.Resolution, error) {
-		if cause := context.Cause(ctx); errors.Is(cause, guard.ErrMemory) {
-			return nil, nil, fmt.Errorf("while %s: %w", step, cause)
-		}
-		if c.ctx.Err() != nil {
-			return nil, nil, fmt.Errorf("interrupted while %s", step)
-		}
-		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
-			return nil, nil, fmt.Errorf("gave up after %s while %s; make the source smaller or raise %s (Argo CD kills the plugin at its own 60s deadline)", timeout, step, c.names.of("timeout"))
-		}
-		return nil, nil, err
+	opt := pipeline.Options{Render: ropt, Timeout: timeout, TimeoutName: c.names.of("timeout"), RefuseEmpty: refuseEmpty,
+		Plugin: c.names.plugin, Record: record}
+	if encode {
+		opt.Format, opt.Out = o.output.name, c.out
 	}
-	type loaded struct {
-		e   *defaults.Engine
-		res []*operators.Resolution
-	}
-	l, err := guard.Within(ctx, func() (loaded, error) {
-		e, res, err := c.engine(o)
-		return loaded{e, res}, err
+	return pipeline.Run(c.ctx, opt, pipeline.Hooks{
+		Load:   func() (*defaults.Engine, []*operators.Resolution, error) { return c.engine(o) },
+		Loaded: c.warnUnservedKinds,
+		Settings: func(kind render.Kind, ropt render.Options) error {
+			if unused := c.names.byUser(render.Unused(kind, ropt, c.releaseNameSet)); len(unused) > 0 {
+				return c.unusedSettings(kind, ropt.Dir, unused)
+			}
+			return nil
+		},
+		Filled: c.warnUnserved,
 	})
-	if err != nil {
-		return fail(err)
-	}
-	e, res := l.e.WithContext(ctx), l.res
-	c.warnUnservedKinds(res)
-	kind, err := render.Detect(ropt.Dir)
-	if err != nil {
-		return fail(err)
-	}
-	ropt.Kind = kind
-	if unused := c.names.byUser(render.Unused(kind, ropt, c.releaseNameSet)); len(unused) > 0 {
-		return fail(c.unusedSettings(kind, ropt.Dir, unused))
-	}
-	step = fmt.Sprintf("rendering the %s source %s", kind, ropt.Dir)
-	objs, err := render.Render(ctx, ropt)
-	if errors.Is(err, render.ErrNoSources) && c.names.plugin {
-		if !refuseEmpty {
-			objs, err = nil, nil // allow-empty: an empty directory is an empty result
-		} else {
-			err = fmt.Errorf("%w; if an empty application is intended, set the parameter allow-empty to \"true\"", err)
-		}
-	}
-	if err != nil {
-		return fail(err)
-	}
-	if len(objs) == 0 && refuseEmpty {
-		return fail(fmt.Errorf("the %s source %s rendered no objects; refusing to print an empty result, which with prune: true deletes every resource of the application. Set the parameter allow-empty to \"true\" if this is intended", kind, ropt.Dir))
-	}
-	step = fmt.Sprintf("filling %d objects", len(objs))
-	for i := range objs {
-		if ctx.Err() != nil {
-			return fail(ctx.Err())
-		}
-		var rec func(defaults.Filled)
-		if record != nil {
-			rec = func(f defaults.Filled) { record(i, f) }
-		}
-		if err := e.FillObject(objs[i], rec); err != nil {
-			return fail(err)
-		}
-	}
-	c.warnUnserved(res, objs)
-	if !encode {
-		return objs, res, nil
-	}
-	step = fmt.Sprintf("encoding %d objects", len(objs))
-	enc, err := manifest.NewEncoder(c.out, o.output.name)
-	if err != nil {
-		return fail(err)
-	}
-	for _, ob := range objs {
-		if ctx.Err() != nil {
-			return fail(ctx.Err())
-		}
-		if err := enc.Encode(ob); err != nil {
-			return fail(err)
-		}
-	}
-	if err := enc.Close(); err != nil {
-		return fail(err)
-	}
-	return objs, res, nil
 }
 
 // unusedSettings refuses settings that do nothing for this kind of source:

@@ -1,0 +1,145 @@
+// Package pipeline is the path of render and generate: render a source,
+// fill every object, encode the stream -- under one deadline and the run's
+// memory budget, saying on failure which step was running.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
+	"github.com/cmp-defaults/cmp-defaults/internal/guard"
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/render"
+)
+
+// Options of one run.
+type Options struct {
+	Render      render.Options
+	Timeout     time.Duration
+	TimeoutName string // the setting that raises Timeout, for the message
+	// RefuseEmpty makes an empty result an error: with prune: true it
+	// deletes every resource of the application.
+	RefuseEmpty bool
+	// Plugin: under Argo CD an empty directory source is an empty result
+	// unless RefuseEmpty, and errors point at the allow-empty parameter.
+	Plugin bool
+	// Format, when set, encodes the filled objects into Out.
+	Format string
+	Out    io.Writer
+	// Record, when set, sees every filled field with its object's index.
+	Record func(i int, f defaults.Filled)
+}
+
+// Hooks are the caller's decisions.
+type Hooks struct {
+	// Load selects the operator releases and compiles their engine.
+	Load func() (*defaults.Engine, []*operators.Resolution, error)
+	// Settings refuses settings that do nothing for a source of this kind.
+	Settings func(kind render.Kind, opt render.Options) error
+	// Loaded and Filled see the releases, and the filled objects (warnings).
+	Loaded func(res []*operators.Resolution)
+	Filled func(res []*operators.Resolution, objs []manifest.Object)
+}
+
+// Run renders, fills and encodes. ctx ends the run early (a signal, the
+// memory budget); opt.Timeout bounds it.
+func Run(parent context.Context, opt Options, h Hooks) ([]manifest.Object, []*operators.Resolution, error) {
+	ctx, cancel := context.WithTimeout(parent, opt.Timeout)
+	defer cancel()
+	ropt := opt.Render
+	ropt.Timeout = 0 // the run's deadline covers the render
+	step := "loading profiles"
+	fail := func(err error) ([]manifest.Object, []*operators.Resolution, error) {
+		if cause := context.Cause(ctx); errors.Is(cause, guard.ErrMemory) {
+			return nil, nil, fmt.Errorf("while %s: %w", step, cause)
+		}
+		if parent.Err() != nil {
+			return nil, nil, fmt.Errorf("interrupted while %s", step)
+		}
+		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+			return nil, nil, fmt.Errorf("gave up after %s while %s; make the source smaller or raise %s (Argo CD kills the plugin at its own 60s deadline)", opt.Timeout, step, opt.TimeoutName)
+		}
+		return nil, nil, err
+	}
+	type loaded struct {
+		e   *defaults.Engine
+		res []*operators.Resolution
+	}
+	l, err := guard.Within(ctx, func() (loaded, error) {
+		e, res, err := h.Load()
+		return loaded{e, res}, err
+	})
+	if err != nil {
+		return fail(err)
+	}
+	e, res := l.e.WithContext(ctx), l.res
+	if h.Loaded != nil {
+		h.Loaded(res)
+	}
+	kind, err := render.Detect(ropt.Dir)
+	if err != nil {
+		return fail(err)
+	}
+	ropt.Kind = kind
+	if h.Settings != nil {
+		if err := h.Settings(kind, ropt); err != nil {
+			return fail(err)
+		}
+	}
+	step = fmt.Sprintf("rendering the %s source %s", kind, ropt.Dir)
+	objs, err := render.Render(ctx, ropt)
+	if errors.Is(err, render.ErrNoSources) && opt.Plugin {
+		if !opt.RefuseEmpty {
+			objs, err = nil, nil // allow-empty: an empty directory is an empty result
+		} else {
+			err = fmt.Errorf("%w; if an empty application is intended, set the parameter allow-empty to \"true\"", err)
+		}
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if len(objs) == 0 && opt.RefuseEmpty {
+		return fail(fmt.Errorf("the %s source %s rendered no objects; refusing to print an empty result, which with prune: true deletes every resource of the application. Set the parameter allow-empty to \"true\" if this is intended", kind, ropt.Dir))
+	}
+	step = fmt.Sprintf("filling %d objects", len(objs))
+	for i := range objs {
+		if ctx.Err() != nil {
+			return fail(ctx.Err())
+		}
+		var rec func(defaults.Filled)
+		if opt.Record != nil {
+			rec = func(f defaults.Filled) { opt.Record(i, f) }
+		}
+		if err := e.FillObject(objs[i], rec); err != nil {
+			return fail(err)
+		}
+	}
+	if h.Filled != nil {
+		h.Filled(res, objs)
+	}
+	if opt.Format == "" {
+		return objs, res, nil
+	}
+	step = fmt.Sprintf("encoding %d objects", len(objs))
+	enc, err := manifest.NewEncoder(opt.Out, opt.Format)
+	if err != nil {
+		return fail(err)
+	}
+	for _, ob := range objs {
+		if ctx.Err() != nil {
+			return fail(ctx.Err())
+		}
+		if err := enc.Encode(ob); err != nil {
+			return fail(err)
+		}
+	}
+	if err := enc.Close(); err != nil {
+		return fail(err)
+	}
+	return objs, res, nil
+}
