@@ -105,9 +105,8 @@ func (c *cli) auditPluginSource(o *auditOptions, app *plugin.Application) ([]*au
 	if len(oc.operators) == 0 {
 		return nil, nil, usagef("Application %s sets no operators for cmp-defaults (parameter operators or plugin env CMP_DEFAULTS_OPERATORS); give --operator NAME@VERSION", app.Name)
 	}
-	c.releaseNameSet = cfg.From["release-name"] != ""
 	var filled [][]defaults.Filled
-	objs, res, err := c.renderFill(&oc, cfg.RenderOptions(), cfg.Timeout, !cfg.AllowEmpty, false, func(i int, f defaults.Filled) {
+	objs, res, err := c.renderFill(&oc, runOf(cfg), false, func(i int, f defaults.Filled) {
 		for len(filled) <= i {
 			filled = append(filled, nil)
 		}

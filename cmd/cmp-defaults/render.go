@@ -53,8 +53,7 @@ Nothing outside the repository root (the nearest parent with .git, or --repo-roo
 			rf.sourceFlags.apply(&ropt)
 			ropt.Include, ropt.Exclude = rf.include, rf.exclude
 			ropt.KubeVersion, ropt.APIVersions = rf.kubeVersion, plugin.SplitList(rf.apiVersions...)
-			c.releaseNameSet = rf.releaseName != ""
-			return c.pipeline(&o, ropt, rf.timeout, false)
+			return c.pipeline(&o, renderRun{opt: ropt, timeout: rf.timeout, releaseNameSet: rf.releaseName != ""})
 		},
 	}
 	addCommon(cmd, &o)
@@ -119,18 +118,32 @@ Errors name the parameter or variable to change; configuration errors exit 1.`,
 'cmp-defaults profiles list' shows the operators and releases this sidecar knows`)}
 			}
 			o := common{operators: cfg.Operators, strict: cfg.Strict, output: outputFormat{name: "yaml"}}
-			c.apiVersions = cfg.APIVersions
-			c.releaseNameSet = cfg.From["release-name"] != ""
-			return c.pipeline(&o, cfg.RenderOptions(), cfg.Timeout, !cfg.AllowEmpty)
+			r := runOf(cfg)
+			r.apiVersions = cfg.APIVersions
+			return c.pipeline(&o, r)
 		},
 	}
+}
+
+// renderRun is one render and fill as a command asks for it.
+type renderRun struct {
+	opt            render.Options
+	timeout        time.Duration
+	refuseEmpty    bool     // an empty result is an error (generate without allow-empty)
+	releaseNameSet bool     // the release name was chosen, not defaulted
+	apiVersions    []string // KUBE_API_VERSIONS: warn about kinds the cluster does not serve
+}
+
+// runOf is the run generate's configuration asks for.
+func runOf(cfg *plugin.Config) renderRun {
+	return renderRun{opt: cfg.RenderOptions(), timeout: cfg.Timeout, refuseEmpty: !cfg.AllowEmpty, releaseNameSet: cfg.From["release-name"] != ""}
 }
 
 // pipeline is render -> fill -> encode under one deadline and the run's
 // memory budget; every step honours both. On a timeout it says which step
 // was running.
-func (c *cli) pipeline(o *common, ropt render.Options, timeout time.Duration, refuseEmpty bool) error {
-	_, _, err := c.renderFill(o, ropt, timeout, refuseEmpty, true, nil)
+func (c *cli) pipeline(o *common, r renderRun) error {
+	_, _, err := c.renderFill(o, r, true, nil)
 	if err != nil {
 		return err
 	}
@@ -144,18 +157,18 @@ func (c *cli) pipeline(o *common, ropt render.Options, timeout time.Duration, re
 // renderFill renders and fills as generate does (internal/pipeline), then
 // encodes into c.out when encode is set; audit uses it to render an
 // Application that names the plugin. record, when set, sees every filled field.
-func (c *cli) renderFill(o *common, ropt render.Options, timeout time.Duration, refuseEmpty, encode bool, record func(int, defaults.Filled)) ([]manifest.Object, []*operators.Resolution, error) {
-	ropt.MaxBytes = c.maxInput
-	opt := pipeline.Options{Render: ropt, Timeout: timeout, TimeoutName: c.names.of("timeout"), RefuseEmpty: refuseEmpty,
+func (c *cli) renderFill(o *common, r renderRun, encode bool, record func(int, defaults.Filled)) ([]manifest.Object, []*operators.Resolution, error) {
+	r.opt.MaxBytes = c.maxInput
+	opt := pipeline.Options{Render: r.opt, Timeout: r.timeout, TimeoutName: c.names.of("timeout"), RefuseEmpty: r.refuseEmpty,
 		Plugin: c.names.plugin, Record: record}
 	if encode {
 		opt.Format, opt.Out = o.output.name, c.out
 	}
 	return pipeline.Run(c.ctx, opt, pipeline.Hooks{
 		Load:   func() (*defaults.Engine, []*operators.Resolution, error) { return c.engine(o) },
-		Loaded: c.warnUnservedKinds,
+		Loaded: func(res []*operators.Resolution) { c.warnUnservedKinds(res, r.apiVersions) },
 		Settings: func(kind render.Kind, ropt render.Options) error {
-			if unused := c.names.byUser(render.Unused(kind, ropt, c.releaseNameSet)); len(unused) > 0 {
+			if unused := c.names.byUser(render.Unused(kind, ropt, r.releaseNameSet)); len(unused) > 0 {
 				return c.unusedSettings(kind, ropt.Dir, unused)
 			}
 			return nil
@@ -202,12 +215,12 @@ func (c *cli) warnUnserved(res []*operators.Resolution, objs []manifest.Object) 
 
 // warnUnservedKinds compares the selected profiles with KUBE_API_VERSIONS:
 // a kind the cluster does not serve hints at the wrong operator release.
-func (c *cli) warnUnservedKinds(res []*operators.Resolution) {
-	if len(c.apiVersions) == 0 {
+func (c *cli) warnUnservedKinds(res []*operators.Resolution, apiVersions []string) {
+	if len(apiVersions) == 0 {
 		return
 	}
 	served := map[string]bool{}
-	for _, v := range c.apiVersions {
+	for _, v := range apiVersions {
 		served[v] = true
 	}
 	for _, r := range res {

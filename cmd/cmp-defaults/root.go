@@ -25,18 +25,15 @@ type cli struct {
 	out   *bytes.Buffer // stdout, written only when the command succeeds
 	errw  io.Writer
 
-	apiVersions []string // KUBE_API_VERSIONS, for generate's served-kind warning
-	names       names    // how messages name settings: flags, or generate's parameters
-	// releaseNameSet: the release name was chosen, not defaulted
-	releaseNameSet bool
-	store          *operators.Store // the profiles of the last engine built
-	unservedSeen   map[string]bool  // apiVersion and kind already warned about
-	src            *sourceFlags     // Helm settings for directory arguments
-	maxInput       int64            // bytes per input file or stdin, and per render
-	maxMemory      int64            // heap bytes of the whole run (guard.Watch)
-	limits         manifest.Limits
-	profileDirs    []string        // CMP_DEFAULTS_PROFILES_DIR, when no --profiles-dir is given
-	ctx            context.Context // ends on SIGINT, SIGTERM or when the memory budget is exceeded
+	names        names            // how messages name settings: flags, or generate's parameters
+	store        *operators.Store // the profiles of the last engine built
+	unservedSeen map[string]bool  // apiVersion and kind already warned about
+	src          *sourceFlags     // Helm settings for directory arguments
+	maxInput     int64            // bytes per input file or stdin, and per render
+	maxMemory    int64            // heap bytes of the whole run (guard.Watch)
+	limits       manifest.Limits
+	profileDirs  []string        // CMP_DEFAULTS_PROFILES_DIR, when no --profiles-dir is given
+	ctx          context.Context // ends on SIGINT, SIGTERM or when the memory budget is exceeded
 }
 
 // readEnv takes the limits and profile directories from the process's
