@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -173,11 +172,8 @@ func (c *cli) runLearn(ctx context.Context, o *learnOptions, args []string) erro
 		_, err = c.out.Write(out)
 		return err
 	}
-	target := filepath.Join(o.write, name, version+".yaml") // JSON is YAML too
-	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(target, out, 0o644); err != nil {
+	target, err := operators.WriteProfile(o.write, name, version, out) // JSON is YAML too
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(c.errw, "wrote %s: %d rule(s) for %d kind(s)\n", target, len(rep.Rules), len(p.Resources))

@@ -292,11 +292,8 @@ func (c *cli) writeExtracted(op, ver string, crds []apiextv1.CustomResourceDefin
 		_, err = c.out.Write(b)
 		return err
 	}
-	target := filepath.Join(dir, p.Operator, p.Version+".yaml")
-	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(target, b, 0o644); err != nil {
+	target, err := operators.WriteProfile(dir, p.Operator, p.Version, b)
+	if err != nil {
 		return err
 	}
 	n := 0
