@@ -108,7 +108,7 @@ Errors name the parameter or variable to change; configuration errors exit 1.`,
 			for _, w := range cfg.Warnings {
 				fmt.Fprintln(c.errw, "Warning: "+w)
 			}
-			c.names = names{plugin: true, from: cfg.From}
+			c.names = names{plugin.Names{Plugin: true, From: cfg.From}}
 			if len(cfg.Operators) == 0 {
 				return configError{errors.New(`no operator release configured for this Application. Set one of:
   the plugin parameter 'operators' (a map), e.g.
@@ -147,7 +147,7 @@ func (c *cli) pipeline(o *common, r renderRun) error {
 	if err != nil {
 		return err
 	}
-	if len(o.operators) == 0 && !c.names.plugin {
+	if len(o.operators) == 0 && !c.names.Plugin {
 		// Only on success: it must not precede an unrelated error.
 		fmt.Fprintln(c.errw, "Warning: no --operator selected; objects are rendered but not filled")
 	}
@@ -159,8 +159,8 @@ func (c *cli) pipeline(o *common, r renderRun) error {
 // Application that names the plugin. record, when set, sees every filled field.
 func (c *cli) renderFill(o *common, r renderRun, encode bool, record func(int, defaults.Filled)) ([]manifest.Object, []*operators.Resolution, error) {
 	r.opt.MaxBytes = c.maxInput
-	opt := pipeline.Options{Render: r.opt, Timeout: r.timeout, TimeoutName: c.names.of("timeout"), RefuseEmpty: r.refuseEmpty,
-		Plugin: c.names.plugin, Record: record}
+	opt := pipeline.Options{Render: r.opt, Timeout: r.timeout, TimeoutName: c.names.Of("timeout"), RefuseEmpty: r.refuseEmpty,
+		Plugin: c.names.Plugin, Record: record}
 	if encode {
 		opt.Format, opt.Out = o.output.name, c.out
 	}
@@ -168,7 +168,7 @@ func (c *cli) renderFill(o *common, r renderRun, encode bool, record func(int, d
 		Load:   func() (*defaults.Engine, []*operators.Resolution, error) { return c.engine(o) },
 		Loaded: func(res []*operators.Resolution) { c.warnUnservedKinds(res, r.apiVersions) },
 		Settings: func(kind render.Kind, ropt render.Options) error {
-			if unused := c.names.byUser(render.Unused(kind, ropt, r.releaseNameSet)); len(unused) > 0 {
+			if unused := c.names.ByUser(render.Unused(kind, ropt, r.releaseNameSet)); len(unused) > 0 {
 				return c.unusedSettings(kind, ropt.Dir, unused)
 			}
 			return nil
@@ -182,10 +182,10 @@ func (c *cli) renderFill(o *common, r renderRun, encode bool, record func(int, d
 func (c *cli) unusedSettings(kind render.Kind, dir string, unused []string) error {
 	var parts []string
 	for _, u := range unused {
-		parts = append(parts, fmt.Sprintf("%s applies to %s only", c.names.of(u), render.Applies(u)))
+		parts = append(parts, fmt.Sprintf("%s applies to %s only", c.names.Of(u), render.Applies(u)))
 	}
 	msg := fmt.Sprintf("%s is a %s source, so these settings would do nothing: %s", dir, kind, strings.Join(parts, "; "))
-	if c.names.plugin {
+	if c.names.Plugin {
 		return configError{errors.New(msg + "; remove them from the Application")}
 	}
 	return usageError{errors.New(msg + "; remove them")}
