@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/audit"
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
@@ -27,16 +26,9 @@ func (c *cli) sourceObjects(dir, repoRoot string, src *audit.AppSource) ([]manif
 
 // auditSourceOptions are the render options of an Application's source.
 func (c *cli) auditSourceOptions(dir, repoRoot string, src *audit.AppSource) (render.Options, error) {
-	opt, err := render.NewOptions(dir, repoRoot, c.maxInput)
+	opt, err := c.auditSourceDir(dir, repoRoot)
 	if err != nil {
 		return opt, err
-	}
-	fi, err := os.Stat(opt.Dir)
-	if err != nil {
-		return opt, fmt.Errorf("source %s: %v", dir, pathErr(err))
-	}
-	if !fi.IsDir() {
-		return opt, usagef("source %s is not a directory; pass rendered files with --manifests", dir)
 	}
 	if src != nil {
 		opt.Include, opt.Exclude = src.Include, src.Exclude
@@ -60,6 +52,23 @@ func (c *cli) auditSourceOptions(dir, repoRoot string, src *audit.AppSource) (re
 	return opt, nil
 }
 
+// auditSourceDir checks that --source is a directory and starts its
+// render options as every command does.
+func (c *cli) auditSourceDir(dir, repoRoot string) (render.Options, error) {
+	opt, err := render.NewOptions(dir, repoRoot, c.maxInput)
+	if err != nil {
+		return opt, err
+	}
+	fi, err := os.Stat(opt.Dir)
+	if err != nil {
+		return opt, fmt.Errorf("source %s: %v", dir, pathErr(err))
+	}
+	if !fi.IsDir() {
+		return opt, usagef("source %s is not a directory; pass rendered files with --manifests", dir)
+	}
+	return opt, nil
+}
+
 func isTemplated(s string) bool {
 	for i := 0; i+1 < len(s); i++ {
 		if s[i] == '{' && s[i+1] == '{' {
@@ -76,27 +85,19 @@ func isTemplated(s string) bool {
 // the same render and fill. --operator, when given, overrides the
 // Application's operators.
 func (c *cli) auditPluginSource(o *auditOptions, app *plugin.Application) ([]*audit.Target, []*operators.Resolution, error) {
-	abs, err := filepath.Abs(o.source)
+	dir, err := c.auditSourceDir(o.source, o.repoRoot)
 	if err != nil {
 		return nil, nil, err
-	}
-	if fi, err := os.Stat(abs); err != nil {
-		return nil, nil, fmt.Errorf("source %s: %v", o.source, pathErr(err))
-	} else if !fi.IsDir() {
-		return nil, nil, usagef("source %s is not a directory; pass rendered files with --manifests", o.source)
 	}
 	env, err := app.Environ()
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := plugin.FromEnv(env, abs)
+	cfg, err := plugin.FromEnv(env, dir.Dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("Application %s, spec.source.plugin: %v", app.Name, err)
 	}
-	cfg.RepoRoot = o.repoRoot
-	if cfg.RepoRoot == "" {
-		cfg.RepoRoot = render.FindRepoRoot(abs)
-	}
+	cfg.RepoRoot = dir.RepoRoot
 	oc := o.common
 	if len(oc.operators) == 0 {
 		oc.operators = cfg.Operators
