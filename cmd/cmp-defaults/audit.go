@@ -9,6 +9,7 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/internal/audit"
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
+	"github.com/cmp-defaults/cmp-defaults/internal/input"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
@@ -65,7 +66,7 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 			}
 			found := &audit.Found{}
 			if len(args) > 0 {
-				apps, err := c.readInputs(args)
+				apps, err := c.inputs().All(args)
 				if err != nil {
 					return err
 				}
@@ -77,7 +78,7 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 				}
 			}
 			for _, f := range o.argocdCM {
-				objs, err := c.readInputs([]string{f})
+				objs, err := c.inputs().All([]string{f})
 				if err != nil {
 					return err
 				}
@@ -94,7 +95,7 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 					return fmt.Errorf("%s: no ConfigMap found (expected argocd-cm)", f)
 				}
 			}
-			found.SetLines(func(file string) ([]byte, error) { return readFile(file, c.maxInput) })
+			found.SetLines(func(file string) ([]byte, error) { return input.ReadFile(file, c.maxInput) })
 			for _, w := range found.Warnings {
 				fmt.Fprintln(c.errw, "Warning: "+w)
 			}
@@ -159,7 +160,7 @@ func (c *cli) auditSource(o *auditOptions, src *audit.AppSource) ([]*audit.Targe
 	if o.source != "" {
 		objs, err = c.sourceObjects(o.source, o.repoRoot, src)
 	} else {
-		objs, err = c.readInputs(o.manifests)
+		objs, err = c.inputs().All(o.manifests)
 	}
 	if err != nil {
 		return nil, nil, err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/internal/audit"
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
+	"github.com/cmp-defaults/cmp-defaults/internal/input"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
@@ -61,7 +62,7 @@ func (c *cli) auditSourceDir(dir, repoRoot string) (render.Options, error) {
 	}
 	fi, err := os.Stat(opt.Dir)
 	if err != nil {
-		return opt, fmt.Errorf("source %s: %v", dir, pathErr(err))
+		return opt, fmt.Errorf("source %s: %v", dir, input.PathErr(err))
 	}
 	if !fi.IsDir() {
 		return opt, usagef("source %s is not a directory; pass rendered files with --manifests", dir)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -150,31 +149,15 @@ func (c *cli) clusterInputs(ctx context.Context, o *checkOptions, args []string)
 
 // checkInputs renders DIR arguments and reads the rest like 'fill'.
 func (c *cli) checkInputs(ctx context.Context, o *checkOptions, cl *cluster.Client, ns string, args []string) ([]manifest.Object, error) {
-	if len(args) == 0 {
-		return c.readInputs(nil)
-	}
-	var all []manifest.Object
-	for _, a := range args {
-		fi, err := os.Stat(a)
-		if a == "-" || err != nil || !fi.IsDir() {
-			objs, err := c.readInputs([]string{a})
-			if err != nil {
-				return nil, err
-			}
-			all = append(all, objs...)
-			continue
-		}
-		opt, err := c.checkSourceOptions(o, a, ns, cl)
+	r := c.inputs()
+	r.Dir = func(dir string) ([]manifest.Object, error) {
+		opt, err := c.checkSourceOptions(o, dir, ns, cl)
 		if err != nil {
 			return nil, err
 		}
-		objs, err := render.Render(ctx, opt)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, objs...)
+		return render.Render(ctx, opt)
 	}
-	return all, nil
+	return r.All(args)
 }
 
 // checkSourceOptions renders a DIR as the cluster would see it: Helm's

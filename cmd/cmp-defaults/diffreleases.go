@@ -64,7 +64,7 @@ mistakes.`,
 			}
 			// Directories are rendered (plain, Helm, Kustomize) with
 			// default settings, as by fill.
-			objs, err := c.readInputs(inputs)
+			objs, err := c.inputs().All(inputs)
 			if err != nil {
 				return err
 			}

@@ -28,7 +28,7 @@ A directory argument is rendered first (Helm, Kustomize or plain manifests, defa
 			if err != nil {
 				return err
 			}
-			objs, err := c.readInputs(args)
+			objs, err := c.inputs().All(args)
 			if err != nil {
 				return err
 			}

@@ -50,7 +50,7 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 			ctx, cancel := context.WithTimeout(c.ctx, timeout)
 			defer cancel()
 			e = e.WithContext(ctx)
-			err = c.eachInput(args, func(ob manifest.Object) error {
+			err = c.inputs().Each(args, func(ob manifest.Object) error {
 				if ctx.Err() != nil {
 					return context.Cause(ctx)
 				}

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/guard"
+	"github.com/cmp-defaults/cmp-defaults/internal/input"
 )
 
 // Exit codes.
@@ -74,7 +75,7 @@ func mainerr(ctx context.Context, args []string, stdin io.Reader, out *bytes.Buf
 	// cobra's only other one is an unknown command, which Find repeats.
 	var ue usageError
 	var ce configError
-	if _, _, unknown := root.Find(args); unknown != nil || (errors.As(err, &ue) && !errors.As(err, &ce)) {
+	if _, _, unknown := root.Find(args); unknown != nil || errors.Is(err, input.ErrDirectory) || (errors.As(err, &ue) && !errors.As(err, &ce)) {
 		return usageHint{err, commandPath(root, args)}
 	}
 	return err
@@ -132,7 +133,7 @@ func writeOut(w io.Writer, b []byte) error {
 		err = io.ErrShortWrite
 	}
 	if err != nil {
-		return fmt.Errorf("writing the output to stdout failed after %d of %d bytes: %v; the result is incomplete and must not be used", n, len(b), pathErr(err))
+		return fmt.Errorf("writing the output to stdout failed after %d of %d bytes: %v; the result is incomplete and must not be used", n, len(b), input.PathErr(err))
 	}
 	return nil
 }

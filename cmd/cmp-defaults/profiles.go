@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/input"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/report"
 	"github.com/cmp-defaults/cmp-defaults/profiles"
@@ -249,7 +250,7 @@ operator (repeatable); without it every CRD of the cluster goes into the profile
 					sort.Strings(paths)
 				}
 				for _, p := range paths {
-					data, err := readFile(p, c.maxInput)
+					data, err := input.ReadFile(p, c.maxInput)
 					if err != nil {
 						return err
 					}

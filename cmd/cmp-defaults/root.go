@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
+	"github.com/cmp-defaults/cmp-defaults/internal/input"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
@@ -208,96 +209,8 @@ func (c *cli) needInput(cmd *cobra.Command, args []string) error {
 	return usagef("no input: name files or directories, or '-' to read stdin")
 }
 
-// readInputs decodes the named files, or stdin for none or "-";
-// directories are rendered.
-func (c *cli) readInputs(args []string) ([]manifest.Object, error) {
-	var all []manifest.Object
-	err := c.eachInput(args, func(o manifest.Object) error {
-		all = append(all, o)
-		return nil
-	})
-	return all, err
-}
-
-// eachInput calls fn for every object of the inputs, one document at a
-// time, so that fill can stream instead of holding every object.
-func (c *cli) eachInput(args []string, fn func(manifest.Object) error) error {
-	if len(args) == 0 {
-		args = []string{"-"}
-	}
-	for _, a := range args {
-		if fi, statErr := os.Stat(a); a != "-" && statErr == nil && fi.IsDir() {
-			objs, err := c.renderDir(a)
-			if err != nil {
-				return err
-			}
-			for _, o := range objs {
-				if err := fn(o); err != nil {
-					return err
-				}
-			}
-			continue
-		}
-		if a == "-" {
-			if err := manifest.EachReader("stdin", c.stdin, c.maxInput, c.limits, fn); err != nil {
-				return err
-			}
-			continue
-		}
-		f, _, err := openInput(a, c.maxInput)
-		if err != nil {
-			return err
-		}
-		err = manifest.EachReader(a, f, c.maxInput, c.limits, fn)
-		f.Close()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// openInput opens an input file, refusing directories and files over the
-// size limit before reading anything.
-func openInput(name string, maxInput int64) (*os.File, int64, error) {
-	fi, err := os.Stat(name)
-	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %v", name, pathErr(err))
-	}
-	if fi.IsDir() {
-		return nil, 0, usagef("%s is a directory; pass its files", name)
-	}
-	if fi.Size() > maxInput {
-		return nil, 0, manifest.TooLarge(name, maxInput)
-	}
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %v", name, pathErr(err))
-	}
-	return f, fi.Size(), nil
-}
-
-// readFile reads a whole input file of at most maxInput bytes, sizing the
-// buffer once (io.ReadAll's doubling would leave up to twice the file behind).
-func readFile(name string, maxInput int64) ([]byte, error) {
-	f, size, err := openInput(name, maxInput)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := bytes.NewBuffer(make([]byte, 0, size+512))
-	if _, err := buf.ReadFrom(io.LimitReader(f, maxInput+1)); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
-	}
-	if int64(buf.Len()) > maxInput { // grew since the stat
-		return nil, manifest.TooLarge(name, maxInput)
-	}
-	return buf.Bytes(), nil
-}
-
-func pathErr(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
+// inputs reads the command's arguments; directories render with the
+// command's source flags.
+func (c *cli) inputs() *input.Reader {
+	return &input.Reader{Stdin: c.stdin, MaxBytes: c.maxInput, Limits: c.limits, Dir: c.renderDir}
 }

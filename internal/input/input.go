@@ -1,0 +1,120 @@
+// Package input reads what a command is given: files and stdin decoded as
+// YAML/JSON streams, directories rendered, everything bounded in bytes.
+package input
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+)
+
+// ErrDirectory: a directory where a file is wanted (a usage mistake).
+var ErrDirectory = errors.New("is a directory; pass its files")
+
+// Reader reads a command's arguments: FILEs, '-' (stdin, also for no
+// argument) and directories, which Dir renders.
+type Reader struct {
+	Stdin    io.Reader
+	MaxBytes int64 // per file, and for stdin
+	Limits   manifest.Limits
+	Dir      func(dir string) ([]manifest.Object, error)
+}
+
+// All decodes every input.
+func (r *Reader) All(args []string) ([]manifest.Object, error) {
+	var all []manifest.Object
+	err := r.Each(args, func(o manifest.Object) error {
+		all = append(all, o)
+		return nil
+	})
+	return all, err
+}
+
+// Each calls fn for every object of the inputs, one document at a time,
+// so that a caller can stream instead of holding every object.
+func (r *Reader) Each(args []string, fn func(manifest.Object) error) error {
+	if len(args) == 0 {
+		args = []string{"-"}
+	}
+	for _, a := range args {
+		if fi, statErr := os.Stat(a); a != "-" && statErr == nil && fi.IsDir() {
+			objs, err := r.Dir(a)
+			if err != nil {
+				return err
+			}
+			for _, o := range objs {
+				if err := fn(o); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if a == "-" {
+			if err := manifest.EachReader("stdin", r.Stdin, r.MaxBytes, r.Limits, fn); err != nil {
+				return err
+			}
+			continue
+		}
+		f, _, err := Open(a, r.MaxBytes)
+		if err != nil {
+			return err
+		}
+		err = manifest.EachReader(a, f, r.MaxBytes, r.Limits, fn)
+		f.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Open opens an input file, refusing directories and files over maxBytes
+// before reading anything.
+func Open(name string, maxBytes int64) (*os.File, int64, error) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %v", name, PathErr(err))
+	}
+	if fi.IsDir() {
+		return nil, 0, fmt.Errorf("%s %w", name, ErrDirectory)
+	}
+	if fi.Size() > maxBytes {
+		return nil, 0, manifest.TooLarge(name, maxBytes)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %v", name, PathErr(err))
+	}
+	return f, fi.Size(), nil
+}
+
+// ReadFile reads a whole input file of at most maxBytes, sizing the buffer
+// once (io.ReadAll's doubling would leave up to twice the file behind).
+func ReadFile(name string, maxBytes int64) ([]byte, error) {
+	f, size, err := Open(name, maxBytes)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := bytes.NewBuffer(make([]byte, 0, size+512))
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxBytes+1)); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if int64(buf.Len()) > maxBytes { // grew since the stat
+		return nil, manifest.TooLarge(name, maxBytes)
+	}
+	return buf.Bytes(), nil
+}
+
+// PathErr drops the operation and path of an *os.PathError: messages name
+// the file themselves.
+func PathErr(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
