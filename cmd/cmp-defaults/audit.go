@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/input"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/report"
 )
 
 type auditOptions struct {
@@ -122,9 +122,7 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 			}
 			rep := audit.Run(found.Rules, targets, res, audit.NewHistory(st))
 			if o.output.json() {
-				enc := json.NewEncoder(c.out)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(rep); err != nil {
+				if err := report.WriteJSON(c.out, rep); err != nil {
 					return err
 				}
 			} else {

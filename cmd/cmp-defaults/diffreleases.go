@@ -1,14 +1,13 @@
 package main
 
 import (
-	"encoding/json"
-
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/diff"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/report"
 )
 
 func (c *cli) diffReleasesCmd() *cobra.Command {
@@ -99,9 +98,7 @@ mistakes.`,
 
 func (c *cli) writeDiff(asJSON bool, v any, text func()) error {
 	if asJSON {
-		enc := json.NewEncoder(c.out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		return report.WriteJSON(c.out, v)
 	}
 	text()
 	return nil
