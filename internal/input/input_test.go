@@ -18,7 +18,10 @@ func TestReader(t *testing.T) {
 	}
 	rendered := 0
 	r := &Reader{Stdin: strings.NewReader("apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n"), MaxBytes: 1 << 20, Limits: manifest.DefaultLimits,
-		Dir: func(string) ([]manifest.Object, error) { rendered++; return []manifest.Object{{Source: "rendered"}}, nil }}
+		Dir: func(string) ([]manifest.Object, error) {
+			rendered++
+			return []manifest.Object{{Source: "rendered"}}, nil
+		}}
 	objs, err := r.All([]string{file, dir, "-"})
 	if err != nil {
 		t.Fatal(err)
