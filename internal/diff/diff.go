@@ -81,9 +81,9 @@ func (d *ProfileDiff) Count() int {
 }
 
 type ruleVal struct {
-	typ, when, detail string
-	value             any
-	nullable          bool
+	typ, when string
+	value     any
+	nullable  bool
 }
 
 func resourceRules(r *operators.Resource) (map[string]ruleVal, []string) {
