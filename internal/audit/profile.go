@@ -111,7 +111,7 @@ func fieldBy(op, release, profile string) string {
 
 // Match finds the default rule whose path covers the concrete path p in an
 // object of the given apiVersion and kind.
-func (d *Defaults) Match(apiVersion, kind string, p []any) (rule, by string, ok bool) {
+func (d *Defaults) Match(apiVersion, kind string, p operators.Path) (rule, by string, ok bool) {
 	if d == nil {
 		return "", "", false
 	}
@@ -123,7 +123,7 @@ func (d *Defaults) Match(apiVersion, kind string, p []any) (rule, by string, ok 
 	return "", "", false
 }
 
-func (pt pattern) match(p []any) bool {
+func (pt pattern) match(p operators.Path) bool {
 	if len(p) != len(pt.segs) {
 		return false
 	}
@@ -217,7 +217,7 @@ func (h *History) releases(op string) []releaseDefaults {
 
 // history names the release ranges of the selected operators in which the
 // concrete path p was a default, e.g. "2.3.0–2.6.x"; "" when none.
-func (d *Defaults) history(apiVersion, kind string, p []any) string {
+func (d *Defaults) history(apiVersion, kind string, p operators.Path) string {
 	if d == nil || d.hist == nil {
 		return ""
 	}

@@ -233,7 +233,7 @@ func (e *Engine) Fill(obj map[string]any, record func(Filled)) error {
 }
 
 type walk struct {
-	path   []any // string keys and int indexes
+	path   operators.Path
 	record func(Filled)
 }
 
@@ -319,7 +319,7 @@ func (w *walk) check(v any, p *prop) error {
 	} else {
 		r = firstRule(n)
 	}
-	return &TypeError{Path: operators.ConcretePath(w.path), Want: want, Got: v, Rule: r}
+	return &TypeError{Path: w.path.String(), Want: want, Got: v, Rule: r}
 }
 
 func firstRule(n *node) string {
@@ -342,7 +342,7 @@ func firstRule(n *node) string {
 }
 
 func (w *walk) emit(name string, v any, r *rule) {
-	w.record(Filled{Path: operators.ConcretePath(append(w.path, name)), Value: v, Rule: r.path, Type: "default", Line: r.line, Origin: *r.origin})
+	w.record(Filled{Path: append(w.path, name).String(), Value: v, Rule: r.path, Type: "default", Line: r.line, Origin: *r.origin})
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -26,7 +26,7 @@ func applyMutations(obj map[string]any, ms []*mutation, record func(Filled)) (bo
 				continue
 			}
 		}
-		var paths [][]any
+		var paths []operators.Path
 		iter := m.code.Run(in)
 		for {
 			v, ok := iter.Next()
@@ -41,7 +41,7 @@ func applyMutations(obj map[string]any, ms []*mutation, record func(Filled)) (bo
 			}
 		}
 		for _, p := range paths {
-			parent, ok := operators.Lookup(obj, p[:len(p)-1])
+			parent, ok := p[:len(p)-1].Lookup(obj)
 			if !ok || parent == nil {
 				continue
 			}
@@ -56,7 +56,7 @@ func applyMutations(obj map[string]any, ms []*mutation, record func(Filled)) (bo
 			pm[key] = runtime.DeepCopyJSONValue(m.value)
 			changed = true
 			if record != nil {
-				record(Filled{Path: operators.ConcretePath(p), Value: pm[key], Rule: m.path, Type: "mutation", Line: m.line, Origin: *m.origin})
+				record(Filled{Path: p.String(), Value: pm[key], Rule: m.path, Type: "mutation", Line: m.line, Origin: *m.origin})
 			}
 		}
 	}

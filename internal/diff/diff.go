@@ -223,56 +223,20 @@ func Objects(a, b []manifest.Object) []ObjectDiff {
 			break
 		}
 		var ch []FieldChange
-		Tree(a[i].Data, b[i].Data, nil, &ch)
+		operators.Walk(a[i].Data, b[i].Data, nil, func(p operators.Path, from, to any, inA, inB bool) {
+			c := FieldChange{Change: Changes, Path: p.String(), From: from, To: to}
+			switch {
+			case !inB:
+				c.Change = Disappears
+			case !inA:
+				c.Change = Appears
+			}
+			ch = append(ch, c)
+		})
 		if len(ch) == 0 {
 			continue
 		}
 		out = append(out, ObjectDiff{Object: a[i].ID(), Source: a[i].Source, Document: a[i].Doc, Line: a[i].Line, Changes: ch})
 	}
 	return out
-}
-
-// Tree appends the differences between x and y below path p.
-func Tree(x, y any, p []any, out *[]FieldChange) {
-	switch xv := x.(type) {
-	case map[string]any:
-		if yv, ok := y.(map[string]any); ok {
-			keys := map[string]bool{}
-			for k := range xv {
-				keys[k] = true
-			}
-			for k := range yv {
-				keys[k] = true
-			}
-			sorted := make([]string, 0, len(keys))
-			for k := range keys {
-				sorted = append(sorted, k)
-			}
-			sort.Strings(sorted)
-			for _, k := range sorted {
-				q := append(append([]any{}, p...), k)
-				a, inX := xv[k]
-				b, inY := yv[k]
-				switch {
-				case !inY:
-					*out = append(*out, FieldChange{Change: Disappears, Path: operators.ConcretePath(q), From: a})
-				case !inX:
-					*out = append(*out, FieldChange{Change: Appears, Path: operators.ConcretePath(q), To: b})
-				default:
-					Tree(a, b, q, out)
-				}
-			}
-			return
-		}
-	case []any:
-		if yv, ok := y.([]any); ok && len(yv) == len(xv) {
-			for i := range xv {
-				Tree(xv[i], yv[i], append(append([]any{}, p...), i), out)
-			}
-			return
-		}
-	}
-	if !reflect.DeepEqual(x, y) {
-		*out = append(*out, FieldChange{Change: Changes, Path: operators.ConcretePath(p), From: x, To: y})
-	}
 }
