@@ -253,7 +253,7 @@ func checkAbortsAll(err error) bool { return cluster.Fatal(err) }
 func checkSelections(res []*operators.Resolution) []explainSelection {
 	out := []explainSelection{}
 	for _, r := range res {
-		out = append(out, explainSelection{Operator: r.Operator, Release: r.Requested, Profile: r.Profile.Version, File: r.Profile.File, Source: r.Profile.Source, Warning: r.Warning, Learned: r.Profile.Learned})
+		out = append(out, newSelection(r))
 	}
 	return out
 }
@@ -385,6 +385,14 @@ func writeCheck(w io.Writer, rep *checkReport) {
 		}
 	}
 	fmt.Fprintf(w, "\n%d object(s): %d match the cluster, %d differ (%d field(s)), %d skipped\n", len(rep.Objects), ok, differ, fields, skipped)
+	if differ == 0 {
+		return
+	}
+	for _, s := range rep.Operators {
+		if s.Channel != "" {
+			fmt.Fprintf(w, "note: %s has the %s channel's profiles; if the cluster runs another channel's CRDs (each CRD names its channel in an annotation), select that channel's operator\n", s.Operator, s.Channel)
+		}
+	}
 }
 
 func findingText(f cluster.Finding) string {

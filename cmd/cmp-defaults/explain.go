@@ -33,11 +33,16 @@ type explainSelection struct {
 	Operator string `json:"operator"`
 	Release  string `json:"release"`
 	Profile  string `json:"profile"`
+	Channel  string `json:"channel,omitempty"`
 	File     string `json:"file"`
 	Source   string `json:"source"`
 	Warning  string `json:"warning,omitempty"`
 	// Learned is the provenance of a profile learned from a cluster.
 	Learned *operators.Learned `json:"learned,omitempty"`
+}
+
+func newSelection(r *operators.Resolution) explainSelection {
+	return explainSelection{Operator: r.Operator, Release: r.Requested, Profile: r.Profile.Version, Channel: r.Profile.Channel, File: r.Profile.File, Source: r.Profile.Source, Warning: r.Warning, Learned: r.Profile.Learned}
 }
 
 type explainReport struct {
@@ -105,7 +110,7 @@ A directory argument is rendered first (Helm, Kustomize or plain manifests, defa
 func buildReport(e *defaults.Engine, res []*operators.Resolution, objs []manifest.Object) *explainReport {
 	rep := &explainReport{Operators: []explainSelection{}, Objects: make([]explainObject, len(objs))}
 	for _, r := range res {
-		rep.Operators = append(rep.Operators, explainSelection{Operator: r.Operator, Release: r.Requested, Profile: r.Profile.Version, File: r.Profile.File, Source: r.Profile.Source, Warning: r.Warning, Learned: r.Profile.Learned})
+		rep.Operators = append(rep.Operators, newSelection(r))
 	}
 	for i, ob := range objs {
 		av, _ := ob.Data["apiVersion"].(string)
@@ -154,7 +159,13 @@ func whyUnfilled(res []*operators.Resolution, obj map[string]any) string {
 // writeSelections prints the operator releases in force, one comment line each.
 func writeSelections(w io.Writer, sels []explainSelection) {
 	for _, s := range sels {
-		fmt.Fprintf(w, "# %s@%s: profile %s (%s, %s)\n", s.Operator, strings.TrimPrefix(s.Release, "v"), s.Profile, s.File, s.Source)
+		// A channel is named because the wrong one fills the wrong fields:
+		// Gateway API's standard and experimental CRDs differ.
+		ch := ""
+		if s.Channel != "" {
+			ch = ", " + s.Channel + " channel"
+		}
+		fmt.Fprintf(w, "# %s@%s: profile %s%s (%s, %s)\n", s.Operator, strings.TrimPrefix(s.Release, "v"), s.Profile, ch, s.File, s.Source)
 		if s.Learned != nil {
 			fmt.Fprintf(w, "#   %s\n", s.Learned)
 		}

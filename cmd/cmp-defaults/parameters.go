@@ -46,8 +46,12 @@ that the Application sets.`,
 			if err != nil {
 				return err
 			}
+			sums, err := st.Summaries()
+			if err != nil {
+				return err
+			}
 			ops := map[string]string{}
-			for _, s := range st.Summaries() {
+			for _, s := range sums {
 				if s.Newest != "" {
 					ops[s.Operator] = strings.TrimPrefix(s.Newest, "v")
 				}

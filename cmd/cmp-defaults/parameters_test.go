@@ -107,8 +107,12 @@ func TestParametersOperatorsAreShippedNewest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sums, err := st.Summaries()
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := map[string]string{}
-	for _, s := range st.Summaries() {
+	for _, s := range sums {
 		want[s.Operator] = strings.TrimPrefix(s.Newest, "v")
 	}
 	for _, op := range []string{"external-secrets", "cert-manager"} {

@@ -52,7 +52,10 @@ func (c *cli) profilesList() *cobra.Command {
 			for _, w := range st.Warnings {
 				fmt.Fprintln(c.errw, "Warning: "+w)
 			}
-			sums := st.Summaries()
+			sums, err := st.Summaries()
+			if err != nil {
+				return err
+			}
 			if o.output == "json" {
 				return writeJSON(c.out, sums)
 			}

@@ -55,7 +55,11 @@ func (c *cli) versionCmd() *cobra.Command {
 				return err
 			}
 			v := versionInfo{Version: buildVersion(), GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH, Profiles: []profileCoverage{}}
-			for _, s := range st.Summaries() {
+			sums, err := st.Summaries()
+			if err != nil {
+				return err
+			}
+			for _, s := range sums {
 				v.Profiles = append(v.Profiles, profileCoverage{Operator: s.Operator, Oldest: s.Oldest, Newest: s.Newest, Releases: s.Releases, Profiles: len(s.Profiles)})
 			}
 			if o.output == "json" {

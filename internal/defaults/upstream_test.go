@@ -44,6 +44,9 @@ func TestDifferentialUpstreamCRDs(t *testing.T) {
 			for i := range p.Resources {
 				rs := &p.Resources[i]
 				s := crdStructural(t, crd, rs.Version)
+				// Status is left out (see operators.Extract), also where the
+				// CRD defaults status itself (Gateway API's conditions).
+				delete(s.Properties, "status")
 				e := engineFor(t, p, rs)
 				g := gen{rand.New(rand.NewSource(int64(fi*100 + i)))}
 				for k := 0; k < 10; k++ {

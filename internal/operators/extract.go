@@ -170,6 +170,7 @@ func SameRules(a, b *Profile) bool {
 	ca, cb := *a, *b
 	ca.Version, cb.Version = "", ""
 	ca.Description, cb.Description = "", ""
+	ca.Provenance, cb.Provenance = nil, nil
 	ma, err1 := Marshal(&ca)
 	mb, err2 := Marshal(&cb)
 	return err1 == nil && err2 == nil && bytes.Equal(ma, mb)

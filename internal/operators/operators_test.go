@@ -1,6 +1,7 @@
 package operators
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -97,5 +98,32 @@ releases:
 	}
 	if n, errs := Lint(st); len(errs) > 0 || n != 2 {
 		t.Errorf("lint: %d %v", n, errs)
+	}
+}
+
+// A shipped index is parsed when its operator is first used: a broken one
+// fails every use of that operator, naming the file, and no other.
+func TestShippedIndexParsedOnUse(t *testing.T) {
+	fsys := fstest.MapFS{
+		"acme/v1.0.0.yaml":  {Data: []byte(strings.ReplaceAll(strings.Replace(prof, "%s", "v1.0.0", 1), "%s", "one"))},
+		"acme/index.yaml":   {Data: []byte("apiVersion: cmp-defaults.io/v1alpha1\nkind: OperatorIndex\noperator: acme\nreleases:\n  - {version: v1.0.0, profile: nope}\n")},
+		"other/v1.0.0.yaml": {Data: []byte(strings.ReplaceAll(strings.Replace(strings.Replace(prof, "acme", "other", 1), "%s", "v1.0.0", 1), "%s", "one"))},
+	}
+	st, err := Load(LoadOptions{Embedded: fsys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Resolve("other", "1.0.0", false); err != nil {
+		t.Errorf("other operator: %v", err)
+	}
+	want := "profiles/acme/index.yaml"
+	if _, err := st.Resolve("acme", "1.0.0", false); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("resolve: got %v, want an error naming %s", err, want)
+	}
+	if _, err := st.Summaries(); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("summaries: got %v, want an error naming %s", err, want)
+	}
+	if _, errs := Lint(st); len(errs) == 0 || !strings.Contains(errors.Join(errs...).Error(), want) {
+		t.Errorf("lint: got %v, want an error naming %s", errs, want)
 	}
 }

@@ -25,16 +25,34 @@ const (
 
 // Profile is what one operator release's admission adds, per apiVersion and kind.
 type Profile struct {
-	APIVersion  string     `yaml:"apiVersion" json:"apiVersion"`
-	Kind        string     `yaml:"kind" json:"kind"`
-	Operator    string     `yaml:"operator" json:"operator"`
-	Version     string     `yaml:"version" json:"version"`
-	Description string     `yaml:"description,omitempty" json:"description,omitempty"`
-	Learned     *Learned   `yaml:"learned,omitempty" json:"learned,omitempty"`
-	Resources   []Resource `yaml:"resources" json:"resources"`
+	APIVersion string `yaml:"apiVersion" json:"apiVersion"`
+	Kind       string `yaml:"kind" json:"kind"`
+	Operator   string `yaml:"operator" json:"operator"`
+	Version    string `yaml:"version" json:"version"`
+	// Channel names the release channel of operators that ship their CRDs
+	// in more than one flavour (Gateway API: standard or experimental).
+	Channel     string      `yaml:"channel,omitempty" json:"channel,omitempty"`
+	Description string      `yaml:"description,omitempty" json:"description,omitempty"`
+	Provenance  *Provenance `yaml:"provenance,omitempty" json:"provenance,omitempty"`
+	Learned     *Learned    `yaml:"learned,omitempty" json:"learned,omitempty"`
+	Resources   []Resource  `yaml:"resources" json:"resources"`
 
 	File   string `yaml:"-" json:"-"` // where it was read from
 	Source string `yaml:"-" json:"-"` // "shipped" or the user directory
+}
+
+// Provenance says which upstream files a generated profile was read from,
+// so that anyone can fetch the same blobs and re-check it.
+type Provenance struct {
+	Repository string           `yaml:"repository" json:"repository"`
+	Tag        string           `yaml:"tag" json:"tag"`
+	Files      []ProvenanceFile `yaml:"files" json:"files"`
+}
+
+// ProvenanceFile is one CRD file read: its path at the tag and its git blob id.
+type ProvenanceFile struct {
+	Path string `yaml:"path" json:"path"`
+	Blob string `yaml:"blob" json:"blob"`
 }
 
 // Learned is the provenance of a profile that 'profiles learn' took from a
@@ -181,7 +199,7 @@ func ParseProfile(file string, data []byte) (*Profile, error) {
 		return nil, &LintError{File: file, Msg: "empty file"}
 	}
 	doc := root.Content[0]
-	if err := checkKeys(file, doc, "apiVersion", "kind", "operator", "version", "description", "learned", "resources"); err != nil {
+	if err := checkKeys(file, doc, "apiVersion", "kind", "operator", "version", "channel", "description", "provenance", "learned", "resources"); err != nil {
 		return nil, err
 	}
 	if ln := valueOf(doc, "learned"); ln != nil {

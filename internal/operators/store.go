@@ -33,6 +33,40 @@ type operator struct {
 	sources  map[string]bool
 	profiles map[string]*profileRef
 	indexes  []*Index
+
+	// The shipped index is parsed on first use, so that start-up reads
+	// only the indexes of the operators a run selects.
+	shippedIndex fs.FS
+	indexOnce    sync.Once
+	indexErr     error
+}
+
+// index parses the shipped index once, if there is one.
+func (o *operator) index() error {
+	o.indexOnce.Do(func() {
+		if o.shippedIndex == nil {
+			return
+		}
+		file := path.Join(o.name, "index.yaml")
+		data, err := fs.ReadFile(o.shippedIndex, file)
+		if err != nil {
+			o.indexErr = err
+			return
+		}
+		ix, err := ParseIndex("profiles/"+file, data)
+		if err != nil {
+			o.indexErr = err
+			return
+		}
+		// Shipped before user indexes, as when parsed at load.
+		user := o.indexes
+		o.indexes = nil
+		o.addIndex(ix)
+		for _, u := range user {
+			o.addIndex(u)
+		}
+	})
+	return o.indexErr
 }
 
 type profileRef struct {
@@ -79,7 +113,8 @@ type LoadOptions struct {
 	KeepGoing bool
 }
 
-// Load builds a store. Shipped files are listed, not parsed; user files are
+// Load builds a store. Shipped files are listed, not parsed (indexes and
+// profiles are parsed when an operator is first used); user files are
 // parsed now so that mistakes show up at once, with their file names.
 func Load(opt LoadOptions) (*Store, error) {
 	s := &Store{ops: map[string]*operator{}}
@@ -125,15 +160,7 @@ func (s *Store) addEmbedded(fsys fs.FS) error {
 			name := f.Name()
 			file := path.Join(d.Name(), name)
 			if name == "index.yaml" {
-				data, err := fs.ReadFile(fsys, file)
-				if err != nil {
-					return err
-				}
-				ix, err := ParseIndex("profiles/"+file, data)
-				if err != nil {
-					return err
-				}
-				o.addIndex(ix)
+				o.shippedIndex = fsys
 				continue
 			}
 			v, err := CanonicalVersion(strings.TrimSuffix(name, ".yaml"))
@@ -296,10 +323,13 @@ type Summary struct {
 }
 
 // Summaries describes every operator.
-func (s *Store) Summaries() []Summary {
+func (s *Store) Summaries() ([]Summary, error) {
 	var out []Summary
 	for _, name := range s.Operators() {
 		o := s.ops[name]
+		if err := o.index(); err != nil {
+			return nil, err
+		}
 		rel := o.checked()
 		sm := Summary{Operator: name, Releases: len(rel), InForce: map[string]string{}}
 		if len(rel) > 0 {
@@ -315,7 +345,7 @@ func (s *Store) Summaries() []Summary {
 		sort.Strings(sm.Sources)
 		out = append(out, sm)
 	}
-	return out
+	return out, nil
 }
 
 // checked is every release known for the operator: indexed ones and every
@@ -394,6 +424,9 @@ func (s *Store) Resolve(name, version string, strict bool) (*Resolution, error) 
 	if err != nil {
 		return nil, &ResolveError{Msg: fmt.Sprintf("%s: %v", name, err)}
 	}
+	if err := o.index(); err != nil {
+		return nil, err
+	}
 	rel := o.checked()
 	profs := o.profileVersions()
 	if len(profs) == 0 {
@@ -435,6 +468,9 @@ func (s *Store) Releases(name string) ([]Release, error) {
 	if o == nil {
 		return nil, &ResolveError{Msg: fmt.Sprintf("unknown operator %q; known operators: %s", name, strings.Join(s.Operators(), ", "))}
 	}
+	if err := o.index(); err != nil {
+		return nil, err
+	}
 	profs := o.profileVersions()
 	var out []Release
 	for _, v := range o.checked() {
@@ -449,6 +485,14 @@ func (s *Store) Releases(name string) ([]Release, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// IndexSource is the upstream source the first index of an operator names.
+func (s *Store) IndexSource(name string) string {
+	if o := s.ops[name]; o != nil && o.index() == nil && len(o.indexes) > 0 {
+		return o.indexes[0].Source
+	}
+	return ""
 }
 
 // ProfileFile names where the profile of a version comes from.
@@ -466,6 +510,9 @@ func (s *Store) Profiles(name string) ([]*Profile, error) {
 	o := s.ops[name]
 	if o == nil {
 		return nil, &ResolveError{Msg: fmt.Sprintf("unknown operator %q", name)}
+	}
+	if err := o.index(); err != nil {
+		return nil, err
 	}
 	var out []*Profile
 	for _, v := range o.profileVersions() {

@@ -1,10 +1,14 @@
-// Command genprofiles regenerates the shipped profiles and indexes from the
-// raw CRDs in ../shared/crds (a maintainer tool; the CRDs are never
-// committed). With -check it only compares and exits 1 on any difference.
+// Command genprofiles regenerates every shipped operator's profiles, index
+// and docs page from the sources named in profiles/catalog.yaml (a
+// maintainer tool; upstream files are never committed). With -check it only
+// compares and exits 1 on any difference. An operator whose source is not on
+// this machine is skipped with a message.
 //
-// Layout read: <crds>/<operator>/RELEASES.txt ("vX.Y.Z date" per line) and
-// <crds>/<operator>/<tag>/*.yaml. A release folder may be partial: CRD files
-// it lacks are as in the newest earlier folder.
+// Sources: a directory per release tag, <crds>/<operator>/RELEASES.txt
+// ("vX.Y.Z date" per line) and <crds>/<operator>/<tag>/*.yaml, where a
+// release folder may be partial (CRD files it lacks are as in the newest
+// earlier folder); or a bare git mirror, <mirrors>/<mirror>/repo, read blob
+// by blob at every release tag the catalog selects.
 package main
 
 import (
@@ -22,43 +26,90 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
 
-var sources = map[string]string{
-	"external-secrets":    "github.com/external-secrets/external-secrets config/crds/bases",
-	"cert-manager":        "github.com/cert-manager/cert-manager deploy/crds",
-	"prometheus-operator": "github.com/prometheus-operator/prometheus-operator example/prometheus-operator-crd-full",
-}
-
 func main() {
-	crds := flag.String("crds", "../shared/crds", "directory of raw CRDs per operator release")
+	catFile := flag.String("catalog", "profiles/catalog.yaml", "catalog of operators and their upstream sources")
+	crds := flag.String("crds", "../shared/crds", "directory of raw CRDs per operator release (operators with source: dir)")
+	mirrors := flag.String("mirrors", "../.mirror", "directory of bare git mirrors, <mirror>/repo (operators with source: mirror)")
 	out := flag.String("out", "profiles", "profiles directory to write or check")
-	check := flag.Bool("check", false, "compare with the files in -out instead of writing")
-	only := flag.String("operators", "external-secrets,cert-manager", "comma-separated operators to generate")
+	docs := flag.String("docs", "docs/operators", "directory of the generated operator pages")
+	check := flag.Bool("check", false, "compare with the files in -out and -docs instead of writing")
+	only := flag.String("operators", "", "comma-separated operators to generate (default: every catalog entry)")
 	flag.Parse()
-	bad := 0
-	for _, op := range strings.Split(*only, ",") {
-		files, err := generate(filepath.Join(*crds, op), op)
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "genprofiles: %s: %v\n", op, err)
-			os.Exit(1)
+	cat, err := readCatalog(*catFile)
+	if err != nil {
+		fail(err)
+	}
+	want := map[string]bool{}
+	for _, n := range strings.Split(*only, ",") {
+		if n != "" {
+			want[n] = true
 		}
-		dir := filepath.Join(*out, op)
+	}
+	bad, done := 0, 0
+	for i := range cat.Operators {
+		e := &cat.Operators[i]
+		if len(want) > 0 && !want[e.Name] {
+			continue
+		}
+		delete(want, e.Name)
+		var files map[string][]byte
+		switch e.Source {
+		case "dir":
+			dir := filepath.Join(*crds, e.Name)
+			if _, err := os.Stat(dir); err != nil {
+				fmt.Printf("%s: skipped, %s not found\n", e.Name, dir)
+				continue
+			}
+			files, err = generate(dir, e.Name, e.describe())
+		case "mirror":
+			gitDir := filepath.Join(*mirrors, e.Mirror, "repo")
+			if _, err := os.Stat(gitDir); err != nil {
+				fmt.Printf("%s: skipped, mirror %s not found (git clone --bare https://%s %s)\n", e.Name, gitDir, e.Repository, gitDir)
+				continue
+			}
+			files, err = generateMirror(e, newMirror(gitDir))
+		}
+		if err != nil {
+			fail(fmt.Errorf("%s: %v", e.Name, err))
+		}
+		done++
+		dir := filepath.Join(*out, e.Name)
 		if *check {
 			bad += compare(dir, files)
 			continue
 		}
 		if err := write(dir, files); err != nil {
-			fmt.Fprintf(os.Stderr, "genprofiles: %v\n", err)
-			os.Exit(1)
+			fail(err)
 		}
-		fmt.Printf("%s: %d files written to %s\n", op, len(files), dir)
+		fmt.Printf("%s: %d files written to %s\n", e.Name, len(files), dir)
+	}
+	for n := range want {
+		fail(fmt.Errorf("operator %q is not in %s", n, *catFile))
+	}
+	pages, err := docPages(*out)
+	if err != nil {
+		fail(err)
+	}
+	if *check {
+		bad += compare(*docs, pages)
+	} else {
+		if err := write(*docs, pages); err != nil {
+			fail(err)
+		}
+		fmt.Printf("docs: %d pages written to %s\n", len(pages), *docs)
 	}
 	if bad > 0 {
-		fmt.Fprintf(os.Stderr, "genprofiles: %d file(s) differ from what the CRDs give; run scripts/gen-profiles.sh and commit the result\n", bad)
+		fmt.Fprintf(os.Stderr, "genprofiles: %d file(s) differ from what the sources give; run scripts/gen-profiles.sh and commit the result\n", bad)
 		os.Exit(1)
 	}
 	if *check {
-		fmt.Println("genprofiles: shipped profiles match ../shared/crds")
+		fmt.Printf("genprofiles: the shipped profiles of %d operator(s) and every docs page match their sources\n", done)
 	}
+}
+
+func fail(err error) {
+	fmt.Fprintf(os.Stderr, "genprofiles: %v\n", err)
+	os.Exit(1)
 }
 
 type release struct{ tag, date string }
@@ -86,7 +137,7 @@ func readReleases(dir string) ([]release, error) {
 }
 
 // generate returns file name -> content for one operator.
-func generate(dir, op string) (map[string][]byte, error) {
+func generate(dir, op, source string) (map[string][]byte, error) {
 	rels, err := readReleases(dir)
 	if err != nil {
 		return nil, err
@@ -138,7 +189,7 @@ func generate(dir, op string) (map[string][]byte, error) {
 		if prev != nil && operators.SameRules(prev, p) {
 			continue
 		}
-		p.Description = fmt.Sprintf("Admission defaults of %s %s: CRD schema defaults of every served version, generated by 'cmp-defaults profiles extract' from %s at %s.", op, tag, sources[op], tag)
+		p.Description = fmt.Sprintf("Admission defaults of %s %s: CRD schema defaults of every served version, generated by 'cmp-defaults profiles extract' from %s at %s.", op, tag, source, tag)
 		b, err := operators.Marshal(p)
 		if err != nil {
 			return nil, err
@@ -147,8 +198,22 @@ func generate(dir, op string) (map[string][]byte, error) {
 		points = append(points, tag)
 		prev = p
 	}
-	ix := operators.Index{APIVersion: operators.APIVersion, Kind: operators.KindIndex, Operator: op,
-		Source: sources[op] + " (every release below was checked)"}
+	b, err := indexFile(&entry{Name: op, Repository: source}, rels, points)
+	if err != nil {
+		return nil, err
+	}
+	files["index.yaml"] = b
+	return files, nil
+}
+
+// indexFile lists every release checked and the change point in force for it.
+func indexFile(e *entry, rels []release, points []string) ([]byte, error) {
+	source := e.Repository
+	if len(e.Paths) > 0 {
+		source = e.describe()
+	}
+	ix := operators.Index{APIVersion: operators.APIVersion, Kind: operators.KindIndex, Operator: e.Name,
+		Source: source + " (every release below was checked)"}
 	for _, r := range rels {
 		pv := ""
 		for _, pt := range points {
@@ -161,12 +226,7 @@ func generate(dir, op string) (map[string][]byte, error) {
 		}
 		ix.Releases = append(ix.Releases, operators.Release{Version: r.tag, Date: r.date, Profile: pv})
 	}
-	b, err := operators.Marshal(&ix)
-	if err != nil {
-		return nil, err
-	}
-	files["index.yaml"] = b
-	return files, nil
+	return operators.Marshal(&ix)
 }
 
 func sortedKeys(m map[string]apiextv1.CustomResourceDefinition) []string {

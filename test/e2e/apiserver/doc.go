@@ -25,7 +25,11 @@
 // and associative list items, in map values, object defaults with nested
 // defaults, nullable and non-nullable nulls); the real CRDs of External
 // Secrets Operator v2.2.0, v2.5.0, v2.7.0, v2.9.0 and cert-manager v1.19.0,
-// v1.19.1 from ../shared/crds (skipped with a message when absent); two
+// v1.19.1 from ../shared/crds (skipped with a message when absent); the
+// newest releases of Gateway API (standard and experimental channels),
+// prometheus-operator, CloudNativePG and Kyverno, with CRDs built in the test
+// from the shipped profiles and realistic manifests (HTTPRoute, GRPCRoute,
+// ServiceMonitor, Prometheus, Cluster with managed roles, ClusterPolicy); two
 // corrupted user profiles that must fail; and the 'check' and 'profiles
 // extract --from-cluster' commands run through a kubeconfig, errors included.
 //

@@ -17,6 +17,7 @@ func TestAPIServer(t *testing.T) {
 
 	t.Run("widgets", func(t *testing.T) { testWidgets(t, a) })
 	t.Run("releases", func(t *testing.T) { testReleases(t, a) })
+	t.Run("operators", func(t *testing.T) { testOperators(t, s, a) })
 	t.Run("corrupted-profile", func(t *testing.T) { testCorruptedProfile(t, a) })
 	t.Run("cli", func(t *testing.T) { testCLI(t, s, a) })
 }

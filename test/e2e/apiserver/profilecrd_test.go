@@ -20,6 +20,15 @@ import (
 // are never copied into the repository.
 func crdFromProfile(t *testing.T, profileFile, kind, plural string, objectFiles ...string) *apiextv1.CustomResourceDefinition {
 	t.Helper()
+	return scopedCRDFromProfile(t, profileFile, kind, plural, apiextv1.NamespaceScoped, objectFiles...)
+}
+
+// scopedCRDFromProfile is crdFromProfile for a kind of the given scope.
+// Defaults in map values (the profile's maps) become additionalProperties,
+// and the fields inside object and list default values are declared, as the
+// API server refuses a default that pruning would change.
+func scopedCRDFromProfile(t *testing.T, profileFile, kind, plural string, scope apiextv1.ResourceScope, objectFiles ...string) *apiextv1.CustomResourceDefinition {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "..", "profiles", profileFile))
 	if err != nil {
 		t.Fatal(err)
@@ -45,19 +54,37 @@ func crdFromProfile(t *testing.T, profileFile, kind, plural string, objectFiles 
 		if r.Kind != kind {
 			continue
 		}
-		if len(r.Maps) > 0 {
-			t.Fatalf("%s: defaults in map values are not supported by this helper", profileFile)
+		maps := map[string]bool{}
+		for _, m := range r.Maps {
+			maps[m] = true
 		}
 		crd.Name = plural + "." + r.Group
-		crd.Spec.Group, crd.Spec.Scope = r.Group, apiextv1.NamespaceScoped
+		crd.Spec.Group, crd.Spec.Scope = r.Group, scope
+		if strings.HasSuffix(r.Group, ".k8s.io") || strings.HasSuffix(r.Group, ".kubernetes.io") {
+			// Protected groups (Gateway API's) need this annotation.
+			crd.Annotations = map[string]string{apiApproved: "unapproved, built from a cmp-defaults profile for tests"}
+		}
 		crd.Spec.Names = apiextv1.CustomResourceDefinitionNames{Kind: kind, ListKind: kind + "List", Plural: plural, Singular: strings.ToLower(kind)}
 		root := &schemaNode{}
 		for _, d := range r.Defaults {
-			n := root
+			n, at := root, ""
 			for _, s := range splitProfilePath(t, d.Path) {
-				n = n.child(s)
+				if s == "[]" && maps[at] {
+					if n.values == nil {
+						n.values = &schemaNode{}
+					}
+					n = n.values
+				} else {
+					n = n.child(s)
+				}
+				if s == "[]" {
+					at += s
+				} else {
+					at += "." + s
+				}
 			}
 			n.def, n.typ, n.nullable, n.declared = d.Value, d.Type, d.Nullable, true
+			n.declare(d.Value)
 		}
 		for _, o := range readObjects(t, objectFiles...) {
 			if o.GetKind() == kind {
@@ -75,9 +102,12 @@ func crdFromProfile(t *testing.T, profileFile, kind, plural string, objectFiles 
 	return crd
 }
 
+const apiApproved = "api-approved.kubernetes.io"
+
 type schemaNode struct {
 	fields   map[string]*schemaNode
 	items    *schemaNode
+	values   *schemaNode // map values (additionalProperties)
 	def      any
 	typ      string
 	nullable bool
@@ -98,6 +128,20 @@ func (n *schemaNode) add(v any, name string) {
 	case []any:
 		for _, x := range v {
 			c.add(x, "[]")
+		}
+	}
+}
+
+// declare adds the fields inside a default value to the schema.
+func (n *schemaNode) declare(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			n.child(k).declare(x)
+		}
+	case []any:
+		for _, x := range v {
+			n.child("[]").declare(x)
 		}
 	}
 }
@@ -125,6 +169,9 @@ func (n *schemaNode) props(root bool) *apiextv1.JSONSchemaProps {
 	case n.items != nil:
 		s.Type = "array"
 		s.Items = &apiextv1.JSONSchemaPropsOrArray{Schema: n.items.props(false)}
+	case n.values != nil:
+		s.Type = "object"
+		s.AdditionalProperties = &apiextv1.JSONSchemaPropsOrBool{Allows: true, Schema: n.values.props(false)}
 	case n.fields != nil:
 		s.Type = "object"
 		s.Properties = map[string]apiextv1.JSONSchemaProps{}

@@ -166,6 +166,9 @@ func (a *argo) installCRDs(t *testing.T, crds []*apiextv1.CustomResourceDefiniti
 			}
 		}
 		want := &apiextv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: crd.Name}, Spec: *spec}
+		if v, ok := crd.Annotations[apiApproved]; ok {
+			want.Annotations = map[string]string{apiApproved: v}
+		}
 		err := retryOnConflict(func() error {
 			old, err := cs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
 			if apierrors.IsNotFound(err) {
@@ -176,6 +179,12 @@ func (a *argo) installCRDs(t *testing.T, crds []*apiextv1.CustomResourceDefiniti
 				return err
 			}
 			old.Spec = want.Spec
+			if v, ok := want.Annotations[apiApproved]; ok {
+				if old.Annotations == nil {
+					old.Annotations = map[string]string{}
+				}
+				old.Annotations[apiApproved] = v
+			}
 			_, err = cs.ApiextensionsV1().CustomResourceDefinitions().Update(ctx, old, metav1.UpdateOptions{})
 			return err
 		})

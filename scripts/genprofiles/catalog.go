@@ -1,0 +1,156 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+)
+
+// catalog is profiles/catalog.yaml: where each operator's CRDs come from.
+type catalog struct {
+	Operators []entry `yaml:"operators"`
+}
+
+type entry struct {
+	Name       string     `yaml:"name"`
+	Repository string     `yaml:"repository"`
+	Channel    string     `yaml:"channel"`
+	Groups     []string   `yaml:"groups"`
+	Source     string     `yaml:"source"` // dir or mirror
+	Mirror     string     `yaml:"mirror"`
+	Tags       tagFilter  `yaml:"tags"`
+	Paths      []pathSpec `yaml:"paths"`
+}
+
+type tagFilter struct {
+	Pattern string   `yaml:"pattern"`
+	From    string   `yaml:"from"`
+	To      string   `yaml:"to"`
+	Exclude []string `yaml:"exclude"`
+
+	re *regexp.Regexp
+}
+
+type pathSpec struct {
+	From      string   `yaml:"from"`
+	Dir       string   `yaml:"dir"`
+	Recursive bool     `yaml:"recursive"`
+	Skip      []string `yaml:"skip"` // base-name globs of files that are no Kubernetes objects
+}
+
+func readCatalog(file string) (*catalog, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var c catalog
+	dec := yaml.NewDecoder(strings.NewReader(string(data)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	seen := map[string]bool{}
+	for i := range c.Operators {
+		e := &c.Operators[i]
+		if err := e.validate(); err != nil {
+			return nil, fmt.Errorf("%s: operator %q: %v", file, e.Name, err)
+		}
+		if seen[e.Name] {
+			return nil, fmt.Errorf("%s: operator %q is listed twice", file, e.Name)
+		}
+		seen[e.Name] = true
+	}
+	return &c, nil
+}
+
+func (e *entry) validate() error {
+	if e.Name == "" || e.Repository == "" || len(e.Groups) == 0 || len(e.Paths) == 0 {
+		return fmt.Errorf("name, repository, groups and paths are required")
+	}
+	switch e.Source {
+	case "dir":
+		if len(e.Paths) != 1 || e.Mirror != "" || e.Tags.Pattern != "" {
+			return fmt.Errorf("a dir source has one path and no mirror or tags")
+		}
+	case "mirror":
+		if e.Mirror == "" || e.Tags.Pattern == "" || e.Tags.From == "" || e.Tags.To == "" {
+			return fmt.Errorf("a mirror source needs mirror and tags (pattern, from, to)")
+		}
+		re, err := regexp.Compile(e.Tags.Pattern)
+		if err != nil {
+			return fmt.Errorf("tags.pattern: %v", err)
+		}
+		e.Tags.re = re
+		for i, p := range e.Paths {
+			if p.From == "" {
+				return fmt.Errorf("paths[%d]: from is required for a mirror source", i)
+			}
+			if i > 0 && operators.CompareVersions(e.Paths[i-1].From, p.From) >= 0 {
+				return fmt.Errorf("paths: from must increase (%s then %s)", e.Paths[i-1].From, p.From)
+			}
+		}
+		if operators.CompareVersions(e.Paths[0].From, e.Tags.From) > 0 {
+			return fmt.Errorf("paths: the first from %s is after tags.from %s", e.Paths[0].From, e.Tags.From)
+		}
+	default:
+		return fmt.Errorf("source %q: use dir or mirror", e.Source)
+	}
+	return nil
+}
+
+// describe is the source as the index and profile descriptions name it.
+func (e *entry) describe() string {
+	var dirs []string
+	for _, p := range e.Paths {
+		d := p.Dir
+		if p.Recursive {
+			d += "/**"
+		}
+		if len(e.Paths) > 1 {
+			d += " (from " + p.From + ")"
+		}
+		dirs = append(dirs, d)
+	}
+	return e.Repository + " " + strings.Join(dirs, ", ")
+}
+
+// pathAt is the CRD location in force at a tag.
+func (e *entry) pathAt(tag string) pathSpec {
+	out := e.Paths[0]
+	for _, p := range e.Paths {
+		if operators.CompareVersions(p.From, tag) <= 0 {
+			out = p
+		}
+	}
+	return out
+}
+
+// selects says whether a tag is one of the entry's final releases.
+func (t *tagFilter) selects(tag string) bool {
+	if !t.re.MatchString(tag) {
+		return false
+	}
+	if operators.CompareVersions(tag, t.From) < 0 || operators.CompareVersions(tag, t.To) > 0 {
+		return false
+	}
+	for _, x := range t.Exclude {
+		if x == tag {
+			return false
+		}
+	}
+	return true
+}
+
+func (e *entry) checkGroup(crdName, group, where string) error {
+	for _, g := range e.Groups {
+		if g == group {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: CRD %s is in group %s, which the catalog does not list for %s (groups: %s)", where, crdName, group, e.Name, strings.Join(e.Groups, ", "))
+}

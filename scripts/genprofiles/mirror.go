@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os/exec"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+)
+
+// mirror reads a bare git repository with the git command: tags, trees and
+// blobs, never a work tree. Parsed CRD files are kept by blob id, as most
+// files do not change from one patch release to the next.
+type mirror struct {
+	gitDir string
+	parsed map[string][]apiextv1.CustomResourceDefinition
+}
+
+func newMirror(gitDir string) *mirror {
+	return &mirror{gitDir: gitDir, parsed: map[string][]apiextv1.CustomResourceDefinition{}}
+}
+
+func (m *mirror) git(args ...string) ([]byte, error) {
+	cmd := exec.Command("git", append([]string{"--git-dir=" + m.gitDir}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}
+
+// releases lists the tags the filter selects, oldest first, each with the
+// UTC day its tag (or, for a lightweight tag, its commit) was created.
+func (m *mirror) releases(f *tagFilter) ([]release, error) {
+	out, err := m.git("for-each-ref", "--format=%(refname:strip=2) %(creatordate:unix)", "refs/tags")
+	if err != nil {
+		return nil, err
+	}
+	var rels []release
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		tag, unix, ok := strings.Cut(line, " ")
+		if !ok || !f.selects(tag) {
+			continue
+		}
+		sec, err := strconv.ParseInt(unix, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("tag %s: date %q: %v", tag, unix, err)
+		}
+		rels = append(rels, release{tag: tag, date: time.Unix(sec, 0).UTC().Format("2006-01-02")})
+	}
+	sort.Slice(rels, func(i, j int) bool { return operators.CompareVersions(rels[i].tag, rels[j].tag) < 0 })
+	if len(rels) == 0 || rels[0].tag != f.From || rels[len(rels)-1].tag != f.To {
+		got := "none"
+		if len(rels) > 0 {
+			got = rels[0].tag + ".." + rels[len(rels)-1].tag
+		}
+		return nil, fmt.Errorf("the mirror's tags give %s, want %s..%s: fetch the repository again or fix the catalog", got, f.From, f.To)
+	}
+	return rels, nil
+}
+
+// treeFile is a file at a tag.
+type treeFile struct{ path, blob string }
+
+// files lists the YAML files of a path spec at a tag, sorted by path.
+func (m *mirror) files(tag string, p pathSpec) ([]treeFile, error) {
+	out, err := m.git("ls-tree", "-r", "-z", tag, "--", p.Dir+"/")
+	if err != nil {
+		return nil, err
+	}
+	var files []treeFile
+	for _, rec := range strings.Split(string(out), "\x00") {
+		meta, name, ok := strings.Cut(rec, "\t")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(meta) // mode type id
+		if len(f) != 3 || f[1] != "blob" {
+			continue
+		}
+		if !strings.HasSuffix(name, ".yaml") && !strings.HasSuffix(name, ".yml") {
+			continue
+		}
+		if !p.Recursive && path.Dir(name) != p.Dir {
+			continue
+		}
+		if skipped(p.Skip, path.Base(name)) {
+			continue
+		}
+		files = append(files, treeFile{path: name, blob: f[2]})
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s: no YAML files under %s", tag, p.Dir)
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
+	return files, nil
+}
+
+// crds parses the CRDs of one file, once per blob.
+func (m *mirror) crds(tag string, f treeFile) ([]apiextv1.CustomResourceDefinition, error) {
+	if c, ok := m.parsed[f.blob]; ok {
+		return c, nil
+	}
+	data, err := m.git("cat-file", "blob", f.blob)
+	if err != nil {
+		return nil, err
+	}
+	c, err := operators.ParseCRDs([]operators.CRDFile{{Name: tag + ":" + f.path, Data: data}})
+	if err != nil {
+		return nil, err
+	}
+	m.parsed[f.blob] = c
+	return c, nil
+}
+
+// generateMirror returns file name -> content for one operator read from a
+// bare git mirror: a profile per change point and the index of every
+// selected release.
+func generateMirror(e *entry, m *mirror) (map[string][]byte, error) {
+	rels, err := m.releases(&e.Tags)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{}
+	var prev *operators.Profile
+	var points []string
+	for _, r := range rels {
+		spec := e.pathAt(r.tag)
+		tree, err := m.files(r.tag, spec)
+		if err != nil {
+			return nil, err
+		}
+		var all []apiextv1.CustomResourceDefinition
+		prov := &operators.Provenance{Repository: e.Repository, Tag: r.tag}
+		for _, f := range tree {
+			c, err := m.crds(r.tag, f)
+			if err != nil {
+				return nil, err
+			}
+			if len(c) == 0 {
+				continue
+			}
+			for _, crd := range c {
+				if err := e.checkGroup(crd.Name, crd.Spec.Group, r.tag+":"+f.path); err != nil {
+					return nil, err
+				}
+			}
+			all = append(all, c...)
+			prov.Files = append(prov.Files, operators.ProvenanceFile{Path: f.path, Blob: f.blob})
+		}
+		if len(all) == 0 {
+			return nil, fmt.Errorf("%s: no CustomResourceDefinition under %s", r.tag, spec.Dir)
+		}
+		p, err := operators.Extract(e.Name, r.tag, all)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", r.tag, err)
+		}
+		p.Channel = e.Channel
+		if prev != nil && operators.SameRules(prev, p) {
+			continue
+		}
+		ch := ""
+		if e.Channel != "" {
+			ch = " (" + e.Channel + " channel)"
+		}
+		p.Description = fmt.Sprintf("Admission defaults of %s %s%s: CRD schema defaults of every served version, generated by 'cmp-defaults profiles extract' from %s at %s.", e.Name, r.tag, ch, e.describe(), r.tag)
+		p.Provenance = prov
+		b, err := operators.Marshal(p)
+		if err != nil {
+			return nil, err
+		}
+		files[r.tag+".yaml"] = b
+		points = append(points, r.tag)
+		prev = p
+	}
+	b, err := indexFile(e, rels, points)
+	if err != nil {
+		return nil, err
+	}
+	files["index.yaml"] = b
+	return files, nil
+}
+
+func skipped(globs []string, base string) bool {
+	for _, g := range globs {
+		if ok, _ := path.Match(g, base); ok {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+)
+
+// gizmoCRD is a small CRD; mode's default is what changes between tags.
+func gizmoCRD(group, mode string) string {
+	return fmt.Sprintf(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gizmos.%[1]s}
+spec:
+  group: %[1]s
+  names: {kind: Gizmo, plural: gizmos}
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                mode: {type: string, default: %[2]s}
+`, group, mode)
+}
+
+// testMirror builds a bare repository with one commit per tag: tag ->
+// file path -> content. It needs the git command, as the generator does.
+func testMirror(t *testing.T, tags []string, trees map[string]map[string]string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not found")
+	}
+	work := t.TempDir()
+	run := func(dir string, args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
+			"GIT_AUTHOR_DATE=2024-03-01T12:00:00Z", "GIT_COMMITTER_DATE=2024-03-01T23:30:00-02:00", "GIT_CONFIG_NOSYSTEM=1", "HOME="+work)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	src := filepath.Join(work, "src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run(src, "init", "-q")
+	for _, tag := range tags {
+		if err := os.RemoveAll(filepath.Join(src, "crds")); err != nil {
+			t.Fatal(err)
+		}
+		for p, content := range trees[tag] {
+			f := filepath.Join(src, p)
+			if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(f, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		run(src, "add", "-A")
+		run(src, "commit", "-q", "--allow-empty", "-m", tag)
+		run(src, "tag", tag)
+	}
+	bare := filepath.Join(work, "mirror", "repo")
+	run(work, "clone", "-q", "--bare", src, bare)
+	return bare
+}
+
+func TestGenerateMirror(t *testing.T) {
+	old, newer := gizmoCRD("example.com", "Slow"), gizmoCRD("example.com", "Fast")
+	notAnObject := "resources: [a.yaml]\n"
+	trees := map[string]map[string]string{
+		"v1.0.0":    {"crds/example.com_gizmos.yaml": old, "crds/kustomization.yaml": notAnObject},
+		"v1.0.1":    {"crds/example.com_gizmos.yaml": old, "crds/kustomization.yaml": notAnObject},
+		"v1.1.0-rc": {"crds/example.com_gizmos.yaml": newer},
+		"v1.1.0":    {"crds/sub/example.com_gizmos.yaml": newer, "crds/kustomization.yaml": notAnObject},
+		"v1.1.1":    {"crds/sub/example.com_gizmos.yaml": old},
+		"v1.2.0":    {"crds/sub/example.com_gizmos.yaml": old},
+	}
+	git := testMirror(t, []string{"v1.0.0", "v1.0.1", "v1.1.0-rc", "v1.1.0", "v1.1.1", "v1.2.0"}, trees)
+	e := entry{
+		Name: "gizmo", Repository: "github.com/example/gizmo", Channel: "standard", Groups: []string{"example.com"},
+		Source: "mirror", Mirror: "example+gizmo",
+		Tags: tagFilter{Pattern: `^v[0-9]+\.[0-9]+\.[0-9]+$`, From: "v1.0.0", To: "v1.1.1", Exclude: []string{"v1.0.1"}},
+		Paths: []pathSpec{
+			{From: "v1.0.0", Dir: "crds", Skip: []string{"kustomization.yaml"}},
+			{From: "v1.1.0", Dir: "crds", Recursive: true, Skip: []string{"kustomization.yaml"}},
+		},
+	}
+	if err := e.validate(); err != nil {
+		t.Fatal(err)
+	}
+	files, err := generateMirror(&e, newMirror(git))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// v1.0.0 and v1.1.0 change the default, v1.1.1 changes it back: three
+	// change points. The rc, the excluded tag and v1.2.0 (after To) are
+	// not releases of the range.
+	var names []string
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if got := strings.Join(names, " "); got != "index.yaml v1.0.0.yaml v1.1.0.yaml v1.1.1.yaml" {
+		t.Fatalf("files: %s", got)
+	}
+	ix, err := operators.ParseIndex("index.yaml", files["index.yaml"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rels []string
+	for _, r := range ix.Releases {
+		rels = append(rels, r.Version+"="+r.Profile+"@"+r.Date)
+	}
+	// The committer date in UTC: 23:30 at -02:00 is the next day.
+	if got := strings.Join(rels, " "); got != "v1.0.0=v1.0.0@2024-03-02 v1.1.0=v1.1.0@2024-03-02 v1.1.1=v1.1.1@2024-03-02" {
+		t.Errorf("index releases: %s", got)
+	}
+	p, err := operators.ParseProfile("v1.1.0.yaml", files["v1.1.0.yaml"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Channel != "standard" || p.Resources[0].Defaults[0].Value != "Fast" {
+		t.Errorf("v1.1.0: channel %q, defaults %+v", p.Channel, p.Resources[0].Defaults)
+	}
+	hash := exec.Command("git", "hash-object", "--stdin")
+	hash.Stdin = strings.NewReader(newer)
+	blob, err := hash.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := operators.Provenance{Repository: "github.com/example/gizmo", Tag: "v1.1.0",
+		Files: []operators.ProvenanceFile{{Path: "crds/sub/example.com_gizmos.yaml", Blob: strings.TrimSpace(string(blob))}}}
+	if p.Provenance == nil || fmt.Sprint(*p.Provenance) != fmt.Sprint(want) {
+		t.Errorf("provenance: got %+v, want %+v", p.Provenance, want)
+	}
+	// Byte for byte the same on a second run.
+	again, err := generateMirror(&e, newMirror(git))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, b := range files {
+		if string(again[n]) != string(b) {
+			t.Errorf("%s differs between two runs", n)
+		}
+	}
+
+	// A CRD of a group the catalog does not list is an error, not a skip.
+	e.Groups = []string{"other.example.com"}
+	if _, err := generateMirror(&e, newMirror(git)); err == nil || !regexp.MustCompile(`v1.0.0:crds/example.com_gizmos.yaml: CRD gizmos.example.com is in group example.com, which the catalog does not list`).MatchString(err.Error()) {
+		t.Errorf("foreign group: %v", err)
+	}
+	// A range whose ends the mirror lacks says so.
+	e.Groups, e.Tags.To = []string{"example.com"}, "v1.3.0"
+	if _, err := generateMirror(&e, newMirror(git)); err == nil || !strings.Contains(err.Error(), "want v1.0.0..v1.3.0") {
+		t.Errorf("missing tag: %v", err)
+	}
+}
+
+// The shipped catalog is valid and names every shipped operator.
+func TestCatalog(t *testing.T) {
+	c, err := readCatalog(filepath.Join("..", "..", "profiles", "catalog.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, err := filepath.Glob(filepath.Join("..", "..", "profiles", "*", "index.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, e := range c.Operators {
+		names[e.Name] = true
+	}
+	for _, d := range dirs {
+		if op := filepath.Base(filepath.Dir(d)); !names[op] {
+			t.Errorf("shipped operator %s is not in the catalog", op)
+		}
+	}
+	if len(dirs) != len(c.Operators) {
+		t.Errorf("%d shipped operators, %d in the catalog", len(dirs), len(c.Operators))
+	}
+}
