@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -243,7 +245,7 @@ func leaves(x any, p operators.Path, out *[]operators.Path) {
 		if len(v) == 0 {
 			break
 		}
-		for _, k := range sortedKeys(v) {
+		for _, k := range slices.Sorted(maps.Keys(v)) {
 			leaves(v[k], p.Child(k), out)
 		}
 		return

@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/itchyny/gojq"
@@ -150,15 +149,6 @@ func (pt pattern) match(p operators.Path) bool {
 		}
 	}
 	return true
-}
-
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // MatchPattern finds the default rule with exactly the path segs (a jq

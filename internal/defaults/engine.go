@@ -5,6 +5,8 @@ package defaults
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/itchyny/gojq"
@@ -266,7 +268,7 @@ func (w *walk) apply(x any, n *node) error {
 			w.path = w.path[:len(w.path)-1]
 		}
 		if n.values != nil {
-			for _, k := range sortedKeys(x) {
+			for _, k := range slices.Sorted(maps.Keys(x)) {
 				w.path = append(w.path, k)
 				if err := w.apply(x[k], n.values); err != nil {
 					return err
@@ -343,13 +345,4 @@ func firstRule(n *node) string {
 
 func (w *walk) emit(name string, v any, r *rule) {
 	w.record(Filled{Path: append(w.path, name).String(), Value: v, Rule: r.path, Type: "default", Line: r.line, Origin: *r.origin})
-}
-
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

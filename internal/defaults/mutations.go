@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
 
@@ -63,24 +64,12 @@ func applyMutations(obj map[string]any, ms []*mutation, record func(Filled)) (bo
 	return changed, nil
 }
 
-// jqValue converts int64 (which gojq does not take) to int, copying only
-// what it must.
+// jqValue converts int64 (which gojq does not take) to int, in a copy.
 func jqValue(x any) any {
-	switch x := x.(type) {
-	case int64:
-		return int(x)
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, v := range x {
-			out[k] = jqValue(v)
+	return manifest.MapLeaves(x, func(v any) any {
+		if i, ok := v.(int64); ok {
+			return int(i)
 		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, v := range x {
-			out[i] = jqValue(v)
-		}
-		return out
-	}
-	return x
+		return v
+	})
 }
