@@ -95,19 +95,18 @@ func compileJQ(expr string) (*jqExpr, error) {
 	if _, err := gojq.Parse(expr); err != nil {
 		return nil, err
 	}
-	dq, err := gojq.Parse(fmt.Sprintf("del(%s)", expr))
+	compile := func(wrap string) (*gojq.Code, error) {
+		q, err := gojq.Parse(fmt.Sprintf(wrap, expr))
+		if err != nil {
+			return nil, err
+		}
+		return gojq.Compile(q)
+	}
+	del, err := compile("del(%s)")
 	if err != nil {
 		return nil, err
 	}
-	del, err := gojq.Compile(dq)
-	if err != nil {
-		return nil, err
-	}
-	pq, err := gojq.Parse(fmt.Sprintf("path(%s)", expr))
-	if err != nil {
-		return nil, err
-	}
-	path, err := gojq.Compile(pq)
+	path, err := compile("path(%s)")
 	if err != nil {
 		return nil, err
 	}
