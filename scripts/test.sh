@@ -22,6 +22,7 @@ fuzz FuzzFill ./internal/defaults
 fuzz FuzzParseProfile ./internal/operators
 fuzz FuzzCompileJQ ./internal/operators
 fuzz FuzzFromEnv ./internal/plugin
+fuzz FuzzKustomizePreflight ./internal/render
 if [ -x test/e2e/run.sh ]; then
   test/e2e/run.sh
 fi

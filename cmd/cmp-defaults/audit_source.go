@@ -109,7 +109,7 @@ func (c *cli) auditPluginSource(o *auditOptions, app *plugin.Application) ([]*au
 	}
 	c.releaseNameSet = cfg.From["release-name"] != ""
 	var filled [][]defaults.Filled
-	objs, res, err := c.renderFill(&oc, cfg.RenderOptions(), cfg.Timeout, !cfg.AllowEmpty, func(i int, f defaults.Filled) {
+	objs, res, err := c.renderFill(&oc, cfg.RenderOptions(), cfg.Timeout, !cfg.AllowEmpty, false, func(i int, f defaults.Filled) {
 		for len(filled) <= i {
 			filled = append(filled, nil)
 		}

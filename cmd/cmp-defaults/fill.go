@@ -1,17 +1,22 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 )
 
 func (c *cli) fillCmd() *cobra.Command {
 	var o common
+	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "fill [FILE...|-]",
 		Short: "Fill admission defaults into a YAML/JSON stream from files or stdin",
@@ -37,7 +42,7 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 			// about twice the input; pages never written cost no memory), and
 			// let the GC work harder rather than let the heap double: the
 			// input streams through, so the output is nearly all that lives.
-			if n := inputSize(args); n > 0 {
+			if n := inputSize(args); n > 0 && n <= c.maxInput {
 				c.out.Grow(int(2 * n))
 				debug.SetMemoryLimit(48<<20 + 2*n)
 			}
@@ -45,13 +50,25 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 			if err != nil {
 				return err
 			}
+			ctx, cancel := context.WithTimeout(c.context(), timeout)
+			defer cancel()
+			e = e.WithContext(ctx)
 			err = c.eachInput(args, func(ob manifest.Object) error {
+				if ctx.Err() != nil {
+					return context.Cause(ctx)
+				}
 				if err := fillOne(e, ob, nil); err != nil {
 					return err
 				}
 				c.warnUnserved(res, []manifest.Object{ob})
 				return enc.Encode(ob)
 			})
+			if cause := context.Cause(ctx); cause != nil {
+				if errors.Is(cause, context.DeadlineExceeded) {
+					return fmt.Errorf("gave up after %s while filling; raise --timeout if the input is meant to be this large", timeout)
+				}
+				return cause
+			}
 			if err != nil {
 				return err
 			}
@@ -63,6 +80,7 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 	}
 	addCommon(cmd, &o)
 	c.addSourceFlags(cmd)
+	cmd.Flags().DurationVar(&timeout, "timeout", plugin.DefaultTimeout, "give up after this long")
 	return cmd
 }
 

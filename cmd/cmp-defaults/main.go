@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 )
 
 // Exit codes.
@@ -26,6 +29,10 @@ func main() {
 	// Helm and kustomize log progress through the default loggers; only
 	// warnings and errors belong on stderr, which Argo CD shows on failure.
 	slog.SetLogLoggerLevel(slog.LevelWarn)
+	if stdoutWasClosed() {
+		fmt.Fprintln(os.Stderr, "Error: stdout is closed; nothing can be written, so nothing is run")
+		os.Exit(exitError)
+	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
@@ -49,6 +56,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Error: "+err.Error())
 		return exitUsage
 	}
+	ctx, stop := guard.Watch(context.Background(), c.maxMemory)
+	defer stop()
+	c.ctx = ctx
 	root := c.root()
 	root.SetArgs(args)
 	root.SetOut(&out)
@@ -57,10 +67,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var found foundError
 	switch {
 	case err == nil:
-		_, _ = stdout.Write(out.Bytes())
+		if err := writeOut(stdout, out.Bytes()); err != nil {
+			fmt.Fprintln(stderr, "Error: "+err.Error())
+			return exitError
+		}
 		return exitOK
 	case errors.As(err, &found):
-		_, _ = stdout.Write(out.Bytes())
+		if err := writeOut(stdout, out.Bytes()); err != nil {
+			fmt.Fprintln(stderr, "Error: "+err.Error())
+			return exitError
+		}
 		if found.msg != "" {
 			fmt.Fprintln(stderr, found.msg)
 		}
@@ -78,6 +94,19 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return exitError
+}
+
+// writeOut writes the whole output: a failed or short write is an error,
+// so that a truncated stream is never taken for a complete one.
+func writeOut(w io.Writer, b []byte) error {
+	n, err := w.Write(b)
+	if err == nil && n < len(b) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		return fmt.Errorf("writing the output to stdout failed after %d of %d bytes: %v; the result is incomplete and must not be used", n, len(b), pathErr(err))
+	}
+	return nil
 }
 
 // isCobraUsage recognises cobra's own flag and argument errors.

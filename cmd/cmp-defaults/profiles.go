@@ -151,12 +151,14 @@ func (c *cli) profilesShow() *cobra.Command {
 }
 
 func (c *cli) profilesLint() *cobra.Command {
+	var strict bool
 	cmd := &cobra.Command{
 		Use:   "lint [DIR]",
 		Short: "Validate profile files (the shipped set without DIR)",
 		Long: `Lint parses and validates every profile and index file: the file schema, parseable paths,
 values of the declared type, jq expressions, and that every indexed release points at a
-profile that exists and is the newest at or below it.`,
+profile that exists and is the newest at or below it. Rules for built-in Kubernetes kinds
+(apps/v1 Deployment, v1 Pod, ...) in user profiles are a warning, an error with --strict.`,
 		Example: "  cmp-defaults profiles lint ./my-profiles\n  cmp-defaults profiles lint",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -186,10 +188,21 @@ profile that exists and is the newest at or below it.`,
 			if n == 0 && len(args) == 1 {
 				return fmt.Errorf("%s: no profiles found", where)
 			}
+			claims, err := operators.BuiltinClaims(st)
+			if err != nil {
+				return err
+			}
+			for _, cl := range claims {
+				if strict {
+					return fmt.Errorf("%s (an error because of --strict)", cl)
+				}
+				fmt.Fprintln(c.errw, "Warning: "+cl)
+			}
 			fmt.Fprintf(c.out, "%s: %d operator(s), %d profile(s): ok\n", where, len(st.Operators()), n)
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&strict, "strict", false, "fail instead of warning when a profile has rules for built-in Kubernetes kinds")
 	return cmd
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
+	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
@@ -101,7 +102,9 @@ Configuration, strongest first:
       ALLOW_EMPTY, STRICT, INCLUDE, EXCLUDE, TIMEOUT (default 40s)
   Argo CD's build env: ARGOCD_APP_NAME (release name), ARGOCD_APP_NAMESPACE (namespace),
       KUBE_VERSION, KUBE_API_VERSIONS, ARGOCD_APP_SOURCE_PATH (to find the repository root)
-Sidecar only: CMP_DEFAULTS_PROFILES_DIR (extra profiles, colon-separated).
+Sidecar only: CMP_DEFAULTS_PROFILES_DIR (extra profiles, colon-separated), and the limits
+  CMP_DEFAULTS_MAX_INPUT_BYTES (64 MiB), CMP_DEFAULTS_MAX_MEMORY_BYTES (768 MiB of heap),
+  CMP_DEFAULTS_MAX_DOCUMENTS (200000).
 
 An empty result is an error unless allow-empty is true: with prune: true it would delete the
 application's resources. Settings the Application gives that would do nothing for its source
@@ -140,10 +143,11 @@ Errors name the parameter or variable to change; configuration errors exit 1.`,
 	}
 }
 
-// pipeline is render -> fill -> encode under one deadline. On a timeout it
-// says which step was running.
+// pipeline is render -> fill -> encode under one deadline and the run's
+// memory budget; every step honours both. On a timeout it says which step
+// was running.
 func (c *cli) pipeline(o *common, ropt render.Options, timeout time.Duration, refuseEmpty bool) error {
-	objs, _, err := c.renderFill(o, ropt, timeout, refuseEmpty, nil)
+	_, _, err := c.renderFill(o, ropt, timeout, refuseEmpty, true, nil)
 	if err != nil {
 		return err
 	}
@@ -151,26 +155,38 @@ func (c *cli) pipeline(o *common, ropt render.Options, timeout time.Duration, re
 		// Only on success: it must not precede an unrelated error.
 		fmt.Fprintln(c.errw, "Warning: no --operator selected; objects are rendered but not filled")
 	}
-	return manifest.Encode(c.out, objs, o.output)
+	return nil
 }
 
-// renderFill renders and fills as generate does; audit uses it to render an
-// Application that names the plugin. record, when set, sees every filled field.
-func (c *cli) renderFill(o *common, ropt render.Options, timeout time.Duration, refuseEmpty bool, record func(int, defaults.Filled)) ([]manifest.Object, []*operators.Resolution, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+// renderFill renders and fills as generate does, then encodes into c.out
+// when encode is set; audit uses it to render an Application that names the
+// plugin. record, when set, sees every filled field.
+func (c *cli) renderFill(o *common, ropt render.Options, timeout time.Duration, refuseEmpty, encode bool, record func(int, defaults.Filled)) ([]manifest.Object, []*operators.Resolution, error) {
+	ctx, cancel := context.WithTimeout(c.context(), timeout)
 	defer cancel()
 	ropt.MaxBytes = c.maxInput
 	step := "loading profiles"
 	fail := func(err error) ([]manifest.Object, []*operators.Resolution, error) {
+		if cause := context.Cause(ctx); errors.Is(cause, guard.ErrMemory) {
+			return nil, nil, fmt.Errorf("while %s: %w", step, cause)
+		}
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 			return nil, nil, fmt.Errorf("gave up after %s while %s; make the source smaller or raise %s (Argo CD kills the plugin at its own 60s deadline)", timeout, step, c.names.of("timeout"))
 		}
 		return nil, nil, err
 	}
-	e, res, err := c.engine(o)
+	type loaded struct {
+		e   *defaults.Engine
+		res []*operators.Resolution
+	}
+	l, err := guard.Within(ctx, func() (loaded, error) {
+		e, res, err := c.engine(o)
+		return loaded{e, res}, err
+	})
 	if err != nil {
 		return fail(err)
 	}
+	e, res := l.e.WithContext(ctx), l.res
 	c.warnUnservedKinds(res)
 	kind, err := render.Detect(ropt.Dir)
 	if err != nil {
@@ -195,13 +211,38 @@ func (c *cli) renderFill(o *common, ropt render.Options, timeout time.Duration, 
 		return fail(fmt.Errorf("the %s source %s rendered no objects; refusing to print an empty result, which with prune: true deletes every resource of the application. Set the parameter allow-empty to \"true\" if this is intended", kind, ropt.Dir))
 	}
 	step = fmt.Sprintf("filling %d objects", len(objs))
-	if err := fillAll(e, objs, record); err != nil {
-		return fail(err)
-	}
-	if ctx.Err() != nil {
-		return fail(ctx.Err())
+	for i := range objs {
+		if ctx.Err() != nil {
+			return fail(ctx.Err())
+		}
+		var rec func(defaults.Filled)
+		if record != nil {
+			rec = func(f defaults.Filled) { record(i, f) }
+		}
+		if err := fillOne(e, objs[i], rec); err != nil {
+			return fail(err)
+		}
 	}
 	c.warnUnserved(res, objs)
+	if !encode {
+		return objs, res, nil
+	}
+	step = fmt.Sprintf("encoding %d objects", len(objs))
+	enc, err := manifest.NewEncoder(c.out, o.output)
+	if err != nil {
+		return fail(err)
+	}
+	for _, ob := range objs {
+		if ctx.Err() != nil {
+			return fail(ctx.Err())
+		}
+		if err := enc.Encode(ob); err != nil {
+			return fail(err)
+		}
+	}
+	if err := enc.Close(); err != nil {
+		return fail(err)
+	}
 	return objs, res, nil
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
+	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
@@ -33,14 +35,18 @@ type cli struct {
 	unservedSeen   map[string]bool  // apiVersion and kind already warned about
 	src            *sourceFlags     // Helm settings for directory arguments
 	maxInput       int64            // bytes per input file or stdin, and per render
+	maxMemory      int64            // heap bytes of the whole run (guard.Watch)
 	limits         manifest.Limits
+	ctx            context.Context // ends when the memory budget is exceeded
 }
 
 // readLimits takes the input limits from the sidecar's environment.
 func (c *cli) readLimits() error {
 	c.maxInput = render.DefaultMaxBytes
+	c.maxMemory = guard.DefaultMaxMemory
 	c.limits = manifest.DefaultLimits
-	for name, dst := range map[string]*int64{"CMP_DEFAULTS_MAX_INPUT_BYTES": &c.maxInput} {
+	c.limits.Warn = func(msg string) { fmt.Fprintln(c.errw, "Warning: "+msg) }
+	for name, dst := range map[string]*int64{"CMP_DEFAULTS_MAX_INPUT_BYTES": &c.maxInput, "CMP_DEFAULTS_MAX_MEMORY_BYTES": &c.maxMemory} {
 		if v := os.Getenv(name); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n <= 0 {
@@ -57,6 +63,14 @@ func (c *cli) readLimits() error {
 		c.limits.MaxDocuments = n
 	}
 	return nil
+}
+
+// context is the run's context: cancelled when the memory budget is exceeded.
+func (c *cli) context() context.Context {
+	if c.ctx == nil {
+		return context.Background()
+	}
+	return c.ctx
 }
 
 // common are the flags shared by commands that fill.
@@ -157,7 +171,12 @@ func (c *cli) engineFor(o *common, refs []string) (*defaults.Engine, []*operator
 		}
 	}
 	e, err := defaults.Compile(res, st.ProfileFile)
-	return e, res, err
+	if err != nil {
+		return nil, nil, err
+	}
+	// jq rules stop when the run ends (its memory budget); the pipeline
+	// narrows this to its deadline.
+	return e.WithContext(c.context()), res, nil
 }
 
 func (n names) resolveAll(st *operators.Store, refs []string, strict bool) ([]*operators.Resolution, error) {

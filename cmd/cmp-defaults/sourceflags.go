@@ -79,7 +79,7 @@ func (c *cli) renderDir(dir string) ([]manifest.Object, error) {
 		}
 		sf.used = true
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), plugin.DefaultTimeout)
+	ctx, cancel := context.WithTimeout(c.context(), plugin.DefaultTimeout)
 	defer cancel()
 	return render.Render(ctx, opt)
 }

@@ -4,6 +4,7 @@
 package defaults
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -92,6 +93,14 @@ type kindKey struct{ apiVersion, kind string }
 type Engine struct {
 	kinds map[kindKey]*kindRules
 	res   []*operators.Resolution
+	ctx   context.Context // ends jq evaluation of mutations; nil: never
+}
+
+// WithContext returns an engine whose jq evaluation stops when ctx is done.
+func (e *Engine) WithContext(ctx context.Context) *Engine {
+	c := *e
+	c.ctx = ctx
+	return &c
 }
 
 // Compile builds an engine from resolved profiles. Two profiles with schema
@@ -142,6 +151,9 @@ func compileResource(rs *operators.Resource, o *Origin) (*kindRules, error) {
 		maps[m] = true
 	}
 	kr := &kindRules{root: &node{}}
+	// Properties are found through a map while the tree is built and
+	// sorted once at the end: linear in the number of rules.
+	index := map[*node]map[string]*prop{}
 	for i := range rs.Defaults {
 		d := &rs.Defaults[i]
 		segs, err := operators.ParsePath(d.Path)
@@ -163,11 +175,14 @@ func compileResource(rs *operators.Resource, o *Origin) (*kindRules, error) {
 				}
 				n = n.items
 			default:
-				p := n.find(s.Name)
+				if index[n] == nil {
+					index[n] = map[string]*prop{}
+				}
+				p := index[n][s.Name]
 				if p == nil {
 					p = &prop{name: s.Name, child: &node{}}
 					n.props = append(n.props, p)
-					sort.Slice(n.props, func(a, b int) bool { return n.props[a].name < n.props[b].name })
+					index[n][s.Name] = p
 				}
 				if last {
 					p.def, p.hasDef, p.nullable = d.Value, true, d.Nullable
@@ -177,6 +192,9 @@ func compileResource(rs *operators.Resource, o *Origin) (*kindRules, error) {
 				n = p.child
 			}
 		}
+	}
+	for n := range index {
+		sort.Slice(n.props, func(a, b int) bool { return n.props[a].name < n.props[b].name })
 	}
 	for i := range rs.Mutations {
 		m := &rs.Mutations[i]
@@ -193,15 +211,6 @@ func compileResource(rs *operators.Resource, o *Origin) (*kindRules, error) {
 		kr.mutations = append(kr.mutations, mu)
 	}
 	return kr, nil
-}
-
-func (n *node) find(name string) *prop {
-	for _, p := range n.props {
-		if p.name == name {
-			return p
-		}
-	}
-	return nil
 }
 
 // Covers reports whether any selected profile has rules for the kind.
@@ -226,7 +235,7 @@ func (e *Engine) Fill(obj map[string]any, record func(Filled)) error {
 		return nil
 	}
 	// The API server defaults again after mutating webhooks ran.
-	changed, err := applyMutations(obj, kr.mutations, record)
+	changed, err := applyMutations(e.ctx, obj, kr.mutations, record)
 	if err != nil || !changed {
 		return err
 	}

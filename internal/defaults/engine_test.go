@@ -1,9 +1,11 @@
 package defaults
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
@@ -154,5 +156,29 @@ func TestCompileRejectsTwoOwnersOfAKind(t *testing.T) {
 	}, nil)
 	if err == nil || !strings.Contains(err.Error(), "acme.io/v1 Thing") {
 		t.Fatalf("want a conflict error naming the kind, got %v", err)
+	}
+}
+
+// jq rules run under the caller's context: a rule that would loop for
+// ever ends with the deadline.
+func TestMutationsHonourTheContext(t *testing.T) {
+	p, err := operators.ParseProfile("p.yaml", []byte(strings.Replace(userProfile, `when: .spec.mode == "Fast"`, `when: 'last(limit(1e9; repeat(.)))'`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Compile([]*operators.Resolution{{Operator: "acme", Requested: "v1.0.0", Profile: p}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	obj := map[string]any{"apiVersion": "acme.io/v1", "kind": "Thing", "metadata": map[string]any{}, "spec": map[string]any{}}
+	start := time.Now()
+	err = e.WithContext(ctx).Fill(obj, nil)
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) && !strings.Contains(err.Error(), "deadline") {
+		t.Fatalf("got %v, want the deadline", err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Fatalf("took %v", time.Since(start))
 	}
 }

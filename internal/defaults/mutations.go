@@ -1,6 +1,7 @@
 package defaults
 
 import (
+	"context"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -11,12 +12,15 @@ import (
 
 // applyMutations sets each mutation's value at every path its jq expression
 // selects where the field is absent (or null) and its parent exists.
-func applyMutations(obj map[string]any, ms []*mutation, record func(Filled)) (bool, error) {
+func applyMutations(ctx context.Context, obj map[string]any, ms []*mutation, record func(Filled)) (bool, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	changed := false
 	for _, m := range ms {
 		in := jqValue(obj)
 		if m.when != nil {
-			v, ok := m.when.Run(in).Next()
+			v, ok := m.when.RunWithContext(ctx, in).Next()
 			if !ok {
 				continue
 			}
@@ -28,7 +32,7 @@ func applyMutations(obj map[string]any, ms []*mutation, record func(Filled)) (bo
 			}
 		}
 		var paths []operators.Path
-		iter := m.code.Run(in)
+		iter := m.code.RunWithContext(ctx, in)
 		for {
 			v, ok := iter.Next()
 			if !ok {

@@ -116,6 +116,8 @@ func keyString(k, v any) (string, error) {
 			return "true", nil
 		}
 		return "false", nil
+	case nil:
+		return "", errors.New("a mapping has a null key (~, null or an empty key); quote the key if it is meant as text")
 	}
 	return "", fmt.Errorf("unsupported map key of type: %s, key: %+#v, value: %+#v", reflect.TypeOf(k), k, v)
 }

@@ -11,10 +11,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
 
+	yamlv2 "go.yaml.in/yaml/v2"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 )
 
@@ -74,11 +76,24 @@ func (e *Error) Error() string {
 type Limits struct {
 	MaxDocuments int
 	MaxDepth     int
+	// MaxExpandedBytes bounds one YAML document after alias expansion
+	// (DefaultMaxExpandedBytes when 0).
+	MaxExpandedBytes int64
+	// Warn receives warnings (duplicate keys); nil: stderr.
+	Warn func(msg string)
+}
+
+func (l Limits) warn(msg string) {
+	if l.Warn != nil {
+		l.Warn(msg)
+		return
+	}
+	fmt.Fprintln(os.Stderr, "Warning: "+msg)
 }
 
 // DefaultLimits are generous for real manifests and small enough to stop
 // hostile input early.
-var DefaultLimits = Limits{MaxDocuments: 200000, MaxDepth: 100}
+var DefaultLimits = Limits{MaxDocuments: 200000, MaxDepth: 100, MaxExpandedBytes: DefaultMaxExpandedBytes}
 
 type chunk struct {
 	data []byte
@@ -262,44 +277,76 @@ func eachJSON(source string, data []byte, lim Limits, fn func(Object) error) err
 	return nil
 }
 
-// yamlChunk decodes one YAML document (counted in *doc) and hands its
-// objects to fn.
+// yamlChunk decodes the YAML documents of one chunk (each counted in
+// *doc) and hands their objects to fn. A chunk normally holds one document,
+// but a document that starts on its "---" line, or line breaks other than
+// LF (CR, NEL, U+2028), put several in one chunk: every one is read, none
+// is dropped.
 func yamlChunk(source string, doc *int, c chunk, lim Limits, fn func(Object) error) error {
 	if blank(c.data) {
 		return nil
 	}
-	*doc++
-	if lim.MaxDocuments > 0 && *doc > lim.MaxDocuments {
-		return &Error{source, *doc, c.line, fmt.Sprintf("more than %d documents; raise CMP_DEFAULTS_MAX_DOCUMENTS if this is intended", lim.MaxDocuments)}
+	if err := checkChunk(c.data, lim.MaxExpandedBytes); err != nil {
+		return &Error{source, *doc + 1, c.line, err.Error()}
 	}
-	v, err := yamlToValue(c.data, lim.MaxDepth)
-	if err == errDepth {
-		return &Error{source, *doc, c.line, fmt.Sprintf("nesting deeper than %d levels", lim.MaxDepth)}
-	}
-	if err != nil {
-		return &Error{source, *doc, c.line, "malformed YAML: " + shiftLines(err.Error(), c.line)}
-	}
-	objs, err := fromValue(source, *doc, c.line, v)
-	if err != nil {
-		return err
-	}
-	for _, o := range objs {
-		if err := fn(o); err != nil {
+	dec := yamlv2.NewDecoder(bytes.NewReader(c.data))
+	dec.SetStrict(true) // reports duplicate keys; see duplicates
+	for i, first := 0, true; ; i, first = i+1, false {
+		var raw any
+		err := dec.Decode(&raw)
+		if err == io.EOF {
+			return nil
+		}
+		*doc++
+		if te, ok := err.(*yamlv2.TypeError); ok && isDuplicateKeys(te) {
+			// Like kubectl and Argo CD, the last of duplicate keys wins:
+			// decode the document again without strict mode, and say so.
+			raw, err = lastWins(c.data, i)
+			for _, line := range duplicates(c.data, i) {
+				lim.warn(fmt.Sprintf("%s: document %d (line %d): key %q appears more than once in one mapping; the last one is used, as Argo CD does",
+					source, *doc, c.line+line-1, line2key(c.data, i, line)))
+			}
+		}
+		if lim.MaxDocuments > 0 && *doc > lim.MaxDocuments {
+			return &Error{source, *doc, c.line, fmt.Sprintf("more than %d documents; raise CMP_DEFAULTS_MAX_DOCUMENTS if this is intended", lim.MaxDocuments)}
+		}
+		if err != nil {
+			return &Error{source, *doc, c.line, "malformed YAML: " + shiftLines(err.Error(), c.line)}
+		}
+		v, err := jsonValue(raw, 0, lim.MaxDepth)
+		if err == errDepth {
+			return &Error{source, *doc, c.line, fmt.Sprintf("nesting deeper than %d levels", lim.MaxDepth)}
+		}
+		if err != nil {
+			return &Error{source, *doc, c.line, "malformed YAML: " + shiftLines(err.Error(), c.line)}
+		}
+		if v == nil && !first {
+			*doc-- // an empty document after another one, as kubectl skips it
+			continue
+		}
+		objs, err := fromValue(source, *doc, c.line, v)
+		if err != nil {
 			return err
 		}
+		for _, o := range objs {
+			if err := fn(o); err != nil {
+				return err
+			}
+		}
 	}
-	return nil
 }
 
 func decodeJSONStream(source string, data []byte, lim Limits) ([]Object, error) {
 	var out []Object
 	dec := json.NewDecoder(bytes.NewReader(data))
+	line, counted := 1, 0 // lines are counted once over the stream, not per document
 	for doc := 1; ; doc++ {
 		off := int(dec.InputOffset())
 		for off < len(data) && (data[off] == ' ' || data[off] == '\t' || data[off] == '\r' || data[off] == '\n') {
 			off++
 		}
-		line := 1 + bytes.Count(data[:off], []byte("\n"))
+		line += bytes.Count(data[counted:off], []byte("\n"))
+		counted = off
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err == io.EOF {
 			return out, nil

@@ -52,7 +52,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"apiVersion: v1\nkind: List\nitems: [1]\n", "List item 0 is a number"},
 		{`{"apiVersion": "v1", "kind": `, "malformed JSON"},
 		{"apiVersion: v1\nkind: A\nx: " + strings.Repeat("[", 150) + strings.Repeat("]", 150) + "\n", "nesting deeper than 100 levels"},
-		{"a: &a [1,2]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\nh: [*g,*g,*g,*g,*g,*g,*g,*g,*g]\n", "malformed YAML"},
+		{"a: &a [1,2]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\nh: [*g,*g,*g,*g,*g,*g,*g,*g,*g]\n", "excessive aliasing"},
 	} {
 		_, err := Decode("x", []byte(tc.in))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -127,3 +127,25 @@ func TestShippedIndexParsedOnUse(t *testing.T) {
 		t.Errorf("lint: got %v, want an error naming %s", errs, want)
 	}
 }
+
+func TestNonDeterministicJQIsRefused(t *testing.T) {
+	for _, e := range []string{"now", ".a | now", "$ENV.HOME", "env.HOME", "$__loc__", "input", "[inputs]", "localtime", "{a: now}", "if .a then now else 1 end", "debug"} {
+		if _, err := CompileJQ(e, false); err == nil || !strings.Contains(err.Error(), "same result for the same object") {
+			t.Errorf("%s: got %v", e, err)
+		}
+	}
+	for _, e := range []string{".spec.x", "limit(3; .a)", ".a | strftime(\"%Y\")", `.metadata.annotations["now"]`} {
+		if _, err := CompileJQ(e, false); err != nil {
+			t.Errorf("%s: %v", e, err)
+		}
+	}
+}
+
+func TestBuiltinGroups(t *testing.T) {
+	for g, want := range map[string]bool{"": true, "apps": true, "batch": true, "networking.k8s.io": true, "rbac.authorization.k8s.io": true,
+		"external-secrets.io": false, "cert-manager.io": false, "gateway.networking.k8s.io": false, "snapshot.storage.k8s.io": false} {
+		if IsBuiltinGroup(g) != want {
+			t.Errorf("%q: got %v", g, !want)
+		}
+	}
+}

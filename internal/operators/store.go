@@ -290,6 +290,10 @@ func readProfileFile(realDir, f string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: %v", f, err)
 	}
+	if !fi.Mode().IsRegular() {
+		// A FIFO or device would block the read (and the run) forever.
+		return nil, fmt.Errorf("profile %s is not a regular file (%s); profiles directories may hold only files and links to files", f, fi.Mode().Type())
+	}
 	if fi.Size() > MaxProfileBytes {
 		return nil, fmt.Errorf("profile %s is %d bytes, more than the %d a profile may have", f, fi.Size(), MaxProfileBytes)
 	}

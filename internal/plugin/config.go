@@ -10,11 +10,14 @@ package plugin
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Config is everything generate needs.
@@ -168,6 +171,13 @@ func FromEnv(environ []string, wd string) (*Config, error) {
 		}
 	}
 
+	if c.Namespace != "" {
+		// It reaches templates as .Release.Namespace: a line break in it
+		// could add keys to (and change the kind of) rendered objects.
+		if errs := validation.IsDNS1123Label(c.Namespace); len(errs) > 0 {
+			return nil, fmt.Errorf("namespace %q is not a valid namespace name: %s", c.Namespace, strings.Join(errs, "; "))
+		}
+	}
 	root, dir, warn, err := repoRoot(wd, env["ARGOCD_APP_SOURCE_PATH"])
 	if err != nil {
 		return nil, err
@@ -266,26 +276,50 @@ func (p Parameter) kind() string {
 }
 
 // repoRoot finds the repository root by removing ARGOCD_APP_SOURCE_PATH
-// from the working directory. When the two do not line up, the app
-// directory itself is the root: the stricter choice.
+// from the working directory, as Argo CD's CMP server made the working
+// directory by joining the two. Only a relative, clean path that matches the
+// working directory is accepted: an absolute one, one that leaves the
+// repository, or one with more components than the working directory has
+// would widen the root to a parent (or to /), through which a symbolic link
+// in the application could read files of other repositories.
 func repoRoot(wd, sourcePath string) (root, dir, warning string, err error) {
 	dir, err = filepath.EvalSymlinks(wd)
 	if err != nil {
 		return "", "", "", fmt.Errorf("working directory: %v", err)
 	}
-	sp := filepath.Clean(strings.Trim(sourcePath, "/"))
-	if sp == "." || sp == "" {
+	sp := strings.TrimSuffix(sourcePath, "/")
+	if sp == "" || sp == "." {
 		return dir, dir, "", nil
 	}
-	if strings.HasPrefix(sp, "..") {
-		return dir, dir, fmt.Sprintf("ARGOCD_APP_SOURCE_PATH %q leaves the repository; reading only the app directory", sourcePath), nil
+	refuse := func(why string) (string, string, string, error) {
+		return "", "", "", fmt.Errorf("ARGOCD_APP_SOURCE_PATH %q %s; it must be the application's path relative to the repository root, as Argo CD sets it, and the working directory (%s) must end with it", sourcePath, why, dir)
+	}
+	if strings.HasPrefix(sp, "/") || filepath.IsAbs(sp) {
+		return refuse("is absolute")
+	}
+	if sp == ".." || strings.HasPrefix(sp, "../") {
+		return refuse("leaves the repository")
+	}
+	if filepath.Clean(sp) != sp {
+		return refuse("is not a clean path (it has '..', '.' or empty components)")
 	}
 	root = dir
-	for range strings.Split(sp, string(filepath.Separator)) {
+	for range strings.Split(sp, "/") {
+		if filepath.Dir(root) == root {
+			return refuse("has more components than the working directory")
+		}
 		root = filepath.Dir(root)
 	}
 	if filepath.Join(root, sp) != dir {
-		return dir, dir, fmt.Sprintf("ARGOCD_APP_SOURCE_PATH %q does not match the working directory %s; reading only the app directory", sourcePath, dir), nil
+		return refuse("does not match the working directory")
+	}
+	if filepath.Dir(root) == root {
+		return refuse("would make / the repository root")
+	}
+	// Argo CD unpacks each repository into its own directory below the
+	// temporary directory, never into the temporary directory itself.
+	if tmp, err := filepath.EvalSymlinks(os.TempDir()); err == nil && within(root, tmp) {
+		return refuse(fmt.Sprintf("would make %s, which holds the temporary directory %s, the repository root", root, tmp))
 	}
 	return root, dir, "", nil
 }
@@ -315,4 +349,10 @@ func article(s string) string {
 		return "an " + s
 	}
 	return "a " + s
+}
+
+// within reports whether p is root or below it (both clean and absolute).
+func within(root, p string) bool {
+	r, err := filepath.Rel(root, p)
+	return err == nil && (r == "." || (r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator))))
 }

@@ -48,14 +48,26 @@ func TestPrecedence(t *testing.T) {
 	}
 }
 
-func TestRepoRootMismatchFallsBackToAppDir(t *testing.T) {
-	app := t.TempDir()
-	c, err := FromEnv([]string{"ARGOCD_APP_SOURCE_PATH=other/place"}, app)
-	if err != nil || c.RepoRoot != c.AppDir || len(c.Warnings) != 1 {
-		t.Fatalf("got %+v %v", c, err)
+func TestRepoRootCannotBeWidened(t *testing.T) {
+	app := filepath.Join(t.TempDir(), "repo", "apps", "x")
+	if err := os.MkdirAll(app, 0o755); err != nil {
+		t.Fatal(err)
 	}
-	c, err = FromEnv([]string{"ARGOCD_APP_SOURCE_PATH=../../etc"}, app)
-	if err != nil || c.RepoRoot != c.AppDir || len(c.Warnings) != 1 {
+	real := mustReal(t, app)
+	for sp, want := range map[string]string{
+		"other/place":                            "does not match",
+		"../../etc":                              "leaves the repository",
+		"apps/../apps/x":                         "not a clean path",
+		real:                                     "is absolute",
+		strings.TrimPrefix(real, "/"):            "would make / the repository root",
+		"repo/apps/x" + strings.Repeat("/a", 60): "more components",
+	} {
+		if _, err := FromEnv([]string{"ARGOCD_APP_SOURCE_PATH=" + sp}, app); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want %q", sp, err, want)
+		}
+	}
+	c, err := FromEnv([]string{"ARGOCD_APP_SOURCE_PATH=apps/x"}, app)
+	if err != nil || c.RepoRoot != filepath.Dir(filepath.Dir(real)) {
 		t.Fatalf("got %+v %v", c, err)
 	}
 }

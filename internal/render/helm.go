@@ -19,6 +19,7 @@ import (
 	"helm.sh/helm/v4/pkg/engine"
 	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 	"helm.sh/helm/v4/pkg/strvals"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 )
@@ -47,6 +48,9 @@ func helmTemplate(ctx context.Context, opt Options) ([]manifest.Object, error) {
 	if namespace == "" {
 		namespace = "default" // helm template without a kube context
 	}
+	if errs := validation.IsDNS1123Label(namespace); len(errs) > 0 {
+		return nil, fmt.Errorf("namespace %q is not a valid namespace name: %s", namespace, strings.Join(errs, "; "))
+	}
 	caps, err := capabilities(opt.KubeVersion, opt.APIVersions)
 	if err != nil {
 		return nil, err
@@ -61,7 +65,7 @@ func helmTemplate(ctx context.Context, opt Options) ([]manifest.Object, error) {
 	if err := checkSymlinks(ctx, opt.RepoRoot, opt.Dir); err != nil {
 		return nil, fmt.Errorf("chart %s: %w", chartDir, err)
 	}
-	if err := opt.budget.takeTree(opt.Dir, chartDir); err != nil {
+	if err := scanChart(ctx, opt.Dir, chartDir, opt.budget); err != nil {
 		return nil, fmt.Errorf("chart %s: %w", chartDir, err)
 	}
 	ch, err := loader.LoadDir(opt.Dir)
@@ -106,7 +110,14 @@ func helmTemplate(ctx context.Context, opt Options) ([]manifest.Object, error) {
 
 	files, err := engine.Engine{}.RenderWithContext(ctx, ch, top)
 	if err != nil {
-		return nil, fmt.Errorf("chart %s: helm template failed: %w\n(fix the template at the file:line above, or give it the values it expects)", chartDir, err)
+		return nil, fmt.Errorf("chart %s: helm template failed: %s (fix the template at that file:line, or give it the values it expects)", chartDir, shorten(err.Error()))
+	}
+	var size int64
+	for _, f := range files {
+		size += int64(len(f))
+	}
+	if err := opt.budget.take("the rendered templates of chart "+chartDir, size); err != nil {
+		return nil, err
 	}
 	for k := range files {
 		if strings.HasSuffix(k, "NOTES.txt") {
@@ -144,6 +155,21 @@ func helmTemplate(ctx context.Context, opt Options) ([]manifest.Object, error) {
 	return out, nil
 }
 
+// maxErrorBytes bounds an error message from Helm: an 'include' that calls
+// itself nests a thousand copies of the same text.
+const maxErrorBytes = 1000
+
+// shorten keeps an error message on one line and at most maxErrorBytes,
+// keeping its start (where Helm names the template) and its end (the cause).
+func shorten(msg string) string {
+	msg = strings.Join(strings.Fields(msg), " ")
+	if len(msg) <= maxErrorBytes {
+		return msg
+	}
+	half := maxErrorBytes / 2
+	return fmt.Sprintf("%s ... [%d bytes left out] ... %s", msg[:half], len(msg)-2*half, msg[len(msg)-half:])
+}
+
 // capabilities builds .Capabilities like `helm template --kube-version
 // --api-versions` does.
 func capabilities(kubeVersion string, apiVersions []string) (*common.Capabilities, error) {
@@ -170,6 +196,9 @@ func mergeValues(opt Options) (map[string]any, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := manifest.CheckYAML(data, opt.budget.limit()); err != nil {
+			return nil, fmt.Errorf("values file %q: %w", f, err)
+		}
 		m, err := loader.LoadValues(bytes.NewReader(data))
 		if err != nil {
 			return nil, fmt.Errorf("values file %q: %w", f, err)
@@ -177,6 +206,9 @@ func mergeValues(opt Options) (map[string]any, error) {
 		base = loader.MergeMaps(base, m)
 	}
 	if strings.TrimSpace(opt.Values) != "" {
+		if err := manifest.CheckYAML([]byte(opt.Values), opt.budget.limit()); err != nil {
+			return nil, fmt.Errorf("inline values: %w", err)
+		}
 		m, err := loader.LoadValues(strings.NewReader(opt.Values))
 		if err != nil {
 			return nil, fmt.Errorf("inline values: %w", err)
@@ -228,10 +260,7 @@ func readValuesFile(opt Options, f, what string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := opt.budget.takeFile(p, what+f); err != nil {
-		return nil, err
-	}
-	data, err := os.ReadFile(p)
+	data, err := readBounded(p, what+f, 0, opt.budget)
 	if err != nil {
 		return nil, fmt.Errorf("%s%q: %w", what, f, err)
 	}

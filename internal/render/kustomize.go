@@ -1,15 +1,19 @@
 package render
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 
 	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
@@ -34,19 +38,15 @@ func renderKustomize(ctx context.Context, opt Options) ([]manifest.Object, error
 
 func kustomizeBuild(ctx context.Context, opt Options) ([]manifest.Object, error) {
 	where := rel(opt.RepoRoot, opt.Dir)
-	kfile, err := preflightKustomization(ctx, opt.RepoRoot, opt.Dir, map[string]bool{})
+	kfile, err := preflightKustomization(ctx, opt.RepoRoot, opt.Dir, map[string]bool{}, opt.budget)
 	if err != nil {
 		return nil, fmt.Errorf("kustomization %s: %w", where, err)
 	}
 	fsys := &rootFS{root: opt.RepoRoot, disk: filesys.MakeFsOnDisk(), budget: opt.budget}
-	o := krusty.MakeDefaultOptions()
-	o.Reorder = krusty.ReorderOptionUnspecified // the kustomize CLI's default
-	o.LoadRestrictions = types.LoadRestrictionsNone
-	o.PluginConfig = types.DisabledPluginConfig() // builtins only, no helm, no exec/KRM functions
-	m, err := krusty.MakeKustomizer(o).Run(fsys, opt.Dir)
+	m, err := runKrusty(fsys, opt.Dir)
 	if err != nil {
 		if v := fsys.firstViolation(); v != nil {
-			return nil, fmt.Errorf("kustomization %s: %w\n(kustomize said: %v)", where, v, err)
+			return nil, fmt.Errorf("kustomization %s: %w", where, v)
 		}
 		return nil, fmt.Errorf("kustomization %s: kustomize build failed: %w", where, err)
 	}
@@ -57,7 +57,72 @@ func kustomizeBuild(ctx context.Context, opt Options) ([]manifest.Object, error)
 	if err != nil {
 		return nil, fmt.Errorf("kustomization %s: encoding kustomize output: %w", where, err)
 	}
+	if err := opt.budget.take("the output of kustomization "+where, int64(len(data))); err != nil {
+		return nil, err
+	}
 	return manifest.Decode(rel(opt.Dir, kfile), data)
+}
+
+// runKrusty is `kustomize build --load-restrictor LoadRestrictionsNone` on
+// fsys, with builtin plugins only, offline.
+func runKrusty(fsys filesys.FileSystem, dir string) (resmap.ResMap, error) {
+	return runOffline(func() (resmap.ResMap, error) { return krustyBuild(fsys, dir) })
+}
+
+func krustyBuild(fsys filesys.FileSystem, dir string) (resmap.ResMap, error) {
+	o := krusty.MakeDefaultOptions()
+	o.Reorder = krusty.ReorderOptionUnspecified // the kustomize CLI's default
+	o.LoadRestrictions = types.LoadRestrictionsNone
+	o.PluginConfig = types.DisabledPluginConfig() // builtins only, no helm, no exec/KRM functions
+	return krusty.MakeKustomizer(o).Run(fsys, dir)
+}
+
+// errOffline is what any network or program access gets while krusty runs.
+var errOffline = errors.New("cmp-defaults renders offline: network access and running programs are disabled")
+
+type offlineTransport struct{}
+
+func (offlineTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	return nil, fmt.Errorf("%s: %w", r.URL.Redacted(), errOffline)
+}
+
+// Remote loading is made impossible while krusty runs, whatever a
+// kustomization says and whatever the preflight missed: kustomize's git
+// cloner finds "git" through PATH, which is emptied, and its HTTP loader
+// uses http.DefaultTransport, which refuses every request. Both are process
+// state, shared by concurrent renders and restored after the last one (the
+// cluster commands, which need both, never run while rendering).
+var offline struct {
+	sync.Mutex
+	n         int
+	path      string
+	hadPath   bool
+	transport http.RoundTripper
+}
+
+func runOffline[T any](f func() (T, error)) (T, error) {
+	offline.Lock()
+	if offline.n == 0 {
+		offline.path, offline.hadPath = os.LookupEnv("PATH")
+		os.Setenv("PATH", "")
+		offline.transport = http.DefaultTransport
+		http.DefaultTransport = offlineTransport{}
+	}
+	offline.n++
+	offline.Unlock()
+	defer func() {
+		offline.Lock()
+		defer offline.Unlock()
+		if offline.n--; offline.n == 0 {
+			if offline.hadPath {
+				os.Setenv("PATH", offline.path)
+			} else {
+				os.Unsetenv("PATH")
+			}
+			http.DefaultTransport = offline.transport
+		}
+	}()
+	return f()
 }
 
 // findKustomization returns the kustomization file of dir, or "".
@@ -70,101 +135,94 @@ func findKustomization(dir string) string {
 	return ""
 }
 
-// Keys of a kustomization whose entries are other kustomizations or files
-// (and so could be remote).
+// Keys of a kustomization whose entries name other kustomizations or files.
+// Each entry must be a plain relative path inside the repository: anything
+// kustomize could take for a remote target (URL, git repository, scp-style
+// host:path) is refused before krusty runs.
 var (
-	kustBaseKeys = []string{"resources", "bases", "components"}
-	kustFileKeys = []string{"crds", "configurations", "generators", "transformers", "validators", "patchesStrategicMerge"}
+	kustListKeys = []string{"resources", "bases", "components", "crds", "configurations",
+		"generators", "transformers", "validators", "patchesStrategicMerge"}
 	kustPathKeys = []string{"patches", "patchesJson6902", "replacements"}
 	kustHelmKeys = []string{"helmCharts", "helmGlobals", "helmChartInflationGenerator"}
 )
 
+// maxKustomizationBytes bounds one kustomization file, checked before it is read.
+const maxKustomizationBytes = 1 << 20
+
 // preflightKustomization walks the local kustomizations reachable from dir
 // and refuses, with a clear message, what would need the network or Helm.
 // It returns dir's kustomization file.
-func preflightKustomization(ctx context.Context, root, dir string, seen map[string]bool) (string, error) {
-	kfile := findKustomization(dir)
+func preflightKustomization(ctx context.Context, root, dir string, seen map[string]bool, b *budget) (string, error) {
+	kfile, _, err := preflightDir(ctx, root, dir, seen, b)
+	return kfile, err
+}
+
+// preflightDir is preflightKustomization that also counts the resource
+// documents below dir, to bound what patches with a target can generate.
+func preflightDir(ctx context.Context, root, dir string, seen map[string]bool, b *budget) (kfile string, docs int64, err error) {
+	kfile = findKustomization(dir)
 	if kfile == "" || seen[dir] {
-		return kfile, nil
+		return kfile, 0, nil
 	}
 	seen[dir] = true
 	if err := ctx.Err(); err != nil {
-		return "", err
+		return "", 0, err
 	}
 	name := rel(root, kfile)
 	if _, err := checkInside(root, kfile, name); err != nil {
-		return "", err
+		return "", 0, err
 	}
-	data, err := os.ReadFile(kfile)
+	data, err := readBounded(kfile, name, maxKustomizationBytes, b)
 	if err != nil {
-		return "", err
+		return "", 0, err
+	}
+	if err := manifest.CheckYAML(data, b.limit()); err != nil {
+		return "", 0, fmt.Errorf("%s: %w", name, err)
 	}
 	var k map[string]any
 	if err := yaml.Unmarshal(data, &k); err != nil {
-		return "", fmt.Errorf("%s: malformed YAML: %v", name, err)
+		return "", 0, fmt.Errorf("%s: malformed YAML: %v", name, err)
 	}
 	for _, key := range kustHelmKeys {
 		if _, ok := k[key]; ok {
-			return "", fmt.Errorf("%s uses %s: Helm charts inside kustomize are not supported; "+
+			return "", 0, fmt.Errorf("%s uses %s: Helm charts inside kustomize are not supported; "+
 				"point the application at the chart itself (a Helm source) or commit the rendered manifests", name, key)
 		}
 	}
-	for _, key := range kustBaseKeys {
-		for _, s := range strings_(k[key]) {
-			local := filepath.Join(dir, filepath.FromSlash(s))
-			if looksRemote(s, local) {
-				return "", fmt.Errorf("%s: %s entry %q: %w: cmp-defaults renders offline and does not fetch remote bases; "+
-					"vendor it into the repository and refer to it by a relative path", name, key, s, ErrRemote)
-			}
-			if filepath.IsAbs(s) {
-				continue // kustomize refuses absolute roots itself
-			}
-			real, err := checkInside(root, local, fmt.Sprintf("%s: %s entry %q", name, key, s))
-			if err != nil {
-				if errors.Is(err, ErrOutsideRoot) {
-					return "", err
-				}
-				continue // missing: kustomize reports it
-			}
-			if fi, err := os.Stat(real); err == nil && fi.IsDir() {
-				if _, err := preflightKustomization(ctx, root, real, seen); err != nil {
-					return "", err
-				}
-			}
+	// Every entry that names a path, and every inline patch (YAML parsed
+	// by kustomize, so under the same alias limits).
+	type entry struct{ key, path string }
+	var paths []entry
+	var inline []entry
+	add := func(key string, v any) {
+		s, ok := v.(string)
+		if !ok {
+			return
+		}
+		if strings.Contains(s, "\n") {
+			inline = append(inline, entry{key, s})
+		} else {
+			paths = append(paths, entry{key, s})
 		}
 	}
-	check := func(key, s string) error {
-		if strings.Contains(s, "://") && !strings.Contains(s, "\n") {
-			return fmt.Errorf("%s: %s entry %q: %w: cmp-defaults renders offline; commit the file to the repository and refer to it by a relative path",
-				name, key, s, ErrRemote)
-		}
-		return nil
-	}
-	for _, key := range kustFileKeys {
+	for _, key := range kustListKeys {
 		for _, s := range strings_(k[key]) {
-			if err := check(key, s); err != nil {
-				return "", err
-			}
+			add(key, s)
 		}
 	}
 	for _, key := range kustPathKeys {
 		items, _ := k[key].([]any)
 		for _, it := range items {
 			if m, ok := it.(map[string]any); ok {
-				if p, ok := m["path"].(string); ok {
-					if err := check(key, p); err != nil {
-						return "", err
-					}
+				add(key, m["path"])
+				if p, ok := m["patch"].(string); ok {
+					inline = append(inline, entry{key, p})
 				}
 			}
 		}
 	}
 	if m, ok := k["openapi"].(map[string]any); ok {
-		if p, ok := m["path"].(string); ok {
-			if err := check("openapi", p); err != nil {
-				return "", err
-			}
-		}
+		add("openapi", m["path"])
 	}
 	for _, key := range []string{"configMapGenerator", "secretGenerator"} {
 		items, _ := k[key].([]any)
@@ -175,14 +233,92 @@ func preflightKustomization(ctx context.Context, root, dir string, seen map[stri
 					if _, after, ok := strings.Cut(s, "="); ok && f == "files" {
 						s = after
 					}
-					if err := check(key+"."+f, s); err != nil {
-						return "", err
-					}
+					add(key+"."+f, s)
 				}
 			}
 		}
 	}
-	return kfile, nil
+	for _, e := range inline {
+		if err := manifest.CheckYAML([]byte(e.path), b.limit()); err != nil {
+			return "", 0, fmt.Errorf("%s: inline patch in %s: %w", name, e.key, err)
+		}
+	}
+	for _, e := range paths {
+		s := e.path
+		local := filepath.Join(dir, filepath.FromSlash(s))
+		if why := remoteTarget(s, local); why != "" {
+			return "", 0, fmt.Errorf("%s: %s entry %q %s: %w: cmp-defaults renders offline and never fetches anything; "+
+				"vendor it into the repository and refer to it by a relative path", name, e.key, s, why, ErrRemote)
+		}
+		what := fmt.Sprintf("%s: %s entry %q", name, e.key, s)
+		if filepath.IsAbs(s) {
+			local = filepath.Clean(s)
+			if within(root, local) {
+				return "", 0, fmt.Errorf("%s is an absolute path; write it relative to %s", what, rel(root, dir))
+			}
+		}
+		if !within(root, local) {
+			return "", 0, fmt.Errorf("%s (%s) is %w %s; only files inside the repository can be used", what, local, ErrOutsideRoot, root)
+		}
+		real, err := checkInside(root, local, fmt.Sprintf("%s (%s)", what, local))
+		if err != nil {
+			if errors.Is(err, ErrOutsideRoot) {
+				return "", 0, err
+			}
+			continue // missing: kustomize reports it
+		}
+		if fi, err := os.Stat(real); err == nil && fi.IsDir() {
+			_, n, err := preflightDir(ctx, root, real, seen, b)
+			if err != nil {
+				return "", 0, err
+			}
+			docs += n
+		} else if e.key == "resources" {
+			docs += countDocs(real)
+		}
+	}
+	// A patch with a target is copied into every resource it selects:
+	// refuse before kustomize builds what could pass the budget.
+	if gen := targetedPatchBytes(dir, k) * docs; gen > b.limit() {
+		return "", 0, fmt.Errorf("%s: its patches with a target, applied to up to %d resources, could generate %d bytes, more than the %d allowed; "+
+			"make the patches smaller or their targets narrower, or raise CMP_DEFAULTS_MAX_INPUT_BYTES", name, docs, gen, b.limit())
+	}
+	return kfile, docs, nil
+}
+
+// countDocs counts the YAML documents of a resource file (0 if unreadable).
+func countDocs(p string) int64 {
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > DefaultMaxBytes {
+		return 0
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return 0
+	}
+	return int64(bytes.Count(data, []byte("\n---"))) + 1
+}
+
+// targetedPatchBytes is the size of the patches of a kustomization that
+// have a target selector, inline or in files.
+func targetedPatchBytes(dir string, k map[string]any) int64 {
+	var n int64
+	items, _ := k["patches"].([]any)
+	for _, it := range items {
+		m, ok := it.(map[string]any)
+		if !ok || m["target"] == nil {
+			continue
+		}
+		if p, ok := m["patch"].(string); ok {
+			n += int64(len(p))
+		}
+		if p, ok := m["path"].(string); ok {
+			if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p))); err == nil {
+				n += fi.Size()
+			}
+		}
+	}
+	return n
 }
 
 // strings_ returns the string entries of a YAML list (or a single string).
@@ -202,19 +338,41 @@ func strings_(v any) []string {
 	return nil
 }
 
-// looksRemote reports whether a resources/bases/components entry is a remote
-// target (URL or git repository spec) rather than a local path.
-func looksRemote(s, local string) bool {
-	if strings.Contains(s, "://") || strings.HasPrefix(s, "git@") || strings.HasPrefix(s, "git::") ||
-		strings.HasPrefix(s, "gh:") || strings.Contains(s, "?ref=") || strings.Contains(s, "?version=") {
-		return true
+// scpUser is kustomize's "user@" prefix of an scp-style git target.
+var scpUser = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9-]*@`)
+
+// remoteTarget says why a kustomization entry is not a plain local path
+// ("" when it is one). It errs on the side of refusing: every shape that
+// kustomize's loader takes for a git repository or an HTTP file is
+// covered, and so are shapes that only look like a host name when no such
+// local path exists.
+func remoteTarget(s, local string) string {
+	low := strings.ToLower(strings.TrimSpace(s))
+	first, rest, hasSlash := strings.Cut(low, "/")
+	switch {
+	case strings.Contains(low, "://"):
+		return "is a URL"
+	case strings.HasPrefix(low, "git::"), strings.HasPrefix(low, "gh:"):
+		return "names a git repository"
+	case strings.ContainsAny(low, "?#"):
+		return "has a query or fragment (?ref=, ?version=, #...)"
+	case scpUser.MatchString(low):
+		return "names a git repository over ssh (user@host:path)"
+	case strings.Contains(first, ":"):
+		return "names a remote host (host:path)"
+	case first == "github.com":
+		return "names a GitHub repository (kustomize clones it even when a local directory of that name exists)"
+	case strings.HasSuffix(first, ".git") || strings.Contains(low, ".git/") || strings.HasSuffix(low, ".git") || strings.Contains(low, "_git/"):
+		return "names a git repository"
 	}
 	if _, err := os.Lstat(local); err == nil {
-		return false
+		return ""
 	}
-	// "github.com/org/repo//path", "gitlab.example.com/x/y": a host name first.
-	first, rest, ok := strings.Cut(s, "/")
-	return ok && rest != "" && strings.Contains(first, ".") && !strings.HasPrefix(first, ".")
+	// "gitlab.example.com/x/y": a host name first and no such local path.
+	if hasSlash && rest != "" && strings.Contains(first, ".") && !strings.HasPrefix(first, ".") {
+		return "looks like a remote host and no such local path exists"
+	}
+	return ""
 }
 
 // rootFS is kustomize's on-disk file system confined to a repository root:
@@ -343,10 +501,26 @@ func (f *rootFS) ReadFile(p string) ([]byte, error) {
 	if err := f.check(p); err != nil {
 		return nil, err
 	}
-	if err := f.budget.takeFile(p, rel(f.root, p)); err != nil {
+	data, err := readBounded(p, rel(f.root, p), 0, f.budget)
+	if err != nil {
 		return nil, err
 	}
-	return f.disk.ReadFile(p)
+	// Everything kustomize reads is YAML to it (resources, patches,
+	// generator inputs): the same alias limits as every other input.
+	if err := manifest.CheckYAML(data, f.budget.limit()); err != nil {
+		return nil, f.refuse(fmt.Errorf("%s: %w", rel(f.root, p), err))
+	}
+	return data, nil
+}
+
+// refuse remembers err as the reason to show, like a violation.
+func (f *rootFS) refuse(err error) error {
+	f.mu.Lock()
+	if f.violation == nil {
+		f.violation = err
+	}
+	f.mu.Unlock()
+	return err
 }
 
 func (f *rootFS) Walk(p string, fn filepath.WalkFunc) error {

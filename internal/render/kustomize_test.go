@@ -1,12 +1,17 @@
 package render
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/filesys"
 )
 
 func TestKustomizeOverlay(t *testing.T) {
@@ -141,4 +146,96 @@ func TestKustomizeBuildError(t *testing.T) {
 	renderErr(t, Options{Dir: tmp, RepoRoot: tmp}, "kustomize build failed", "missing.yaml")
 	mkfile(t, filepath.Join(tmp, "kustomization.yaml"), "resources: [\n")
 	renderErr(t, Options{Dir: tmp, RepoRoot: tmp}, "kustomization.yaml", "malformed YAML")
+}
+
+// fakeTools puts git and ssh on PATH that leave a marker when run.
+func fakeTools(t *testing.T) (marker string) {
+	bin := t.TempDir()
+	marker = filepath.Join(t.TempDir(), "ran")
+	for _, tool := range []string{"git", "ssh"} {
+		script := "#!/bin/sh\necho " + tool + " \"$@\" >> " + marker + "\n"
+		if err := os.WriteFile(filepath.Join(bin, tool), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin)
+	t.Setenv("TMPDIR", t.TempDir())
+	return marker
+}
+
+// Even past the preflight, krusty cannot reach git, ssh or HTTP: remote
+// loading is impossible by construction, so a URL shape the preflight does
+// not know is refused too.
+func TestKrustyCannotFetch(t *testing.T) {
+	marker := fakeTools(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("kustomize fetched %s", r.URL)
+		fmt.Fprint(w, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: fetched}\n")
+	}))
+	defer srv.Close()
+	for _, target := range []string{"github.com/evil/repo", "alice@127.0.0.1:repo.git", "ssh://127.0.0.1/repo.git",
+		"https://127.0.0.1:1/org/repo.git", srv.URL + "/cm.yaml"} {
+		for _, key := range []string{"resources", "components", "generators", "transformers"} {
+			dir := t.TempDir()
+			if target == "github.com/evil/repo" {
+				// A local directory of that shape does not make it local to kustomize.
+				write(t, dir, "github.com/evil/repo/kustomization.yaml", "resources: []\n")
+			}
+			write(t, dir, "kustomization.yaml", key+":\n- "+target+"\n")
+			root, _ := filepath.EvalSymlinks(dir)
+			_, err := runKrusty(&rootFS{root: root, disk: filesys.MakeFsOnDisk()}, root)
+			if err == nil {
+				t.Errorf("%s %s: krusty succeeded", key, target)
+			}
+			if b, err := os.ReadFile(marker); err == nil {
+				t.Fatalf("%s %s: a program ran: %s", key, target, b)
+			}
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(os.Getenv("TMPDIR"), "kustomize-*")); len(left) > 0 {
+		t.Errorf("clone directories left behind: %v", left)
+	}
+	if os.Getenv("PATH") == "" || http.DefaultTransport == (offlineTransport{}) {
+		t.Error("PATH or http.DefaultTransport not restored")
+	}
+}
+
+func write(t *testing.T, dir, name, content string) {
+	mkfile(t, filepath.Join(dir, name), content)
+}
+
+// The preflight refuses every remote shape before krusty sees it, in every
+// key that names a path, in nested kustomizations too.
+func TestKustomizePreflightRefusesRemote(t *testing.T) {
+	marker := fakeTools(t)
+	for _, tc := range []struct{ kust, extra string }{
+		{"generators:\n- github.com/evil/repo\n", ""},
+		{"resources:\n- alice@127.0.0.1:repo.git\n", ""},
+		{"resources:\n- github.com/x/y\n", "github.com/x/y/kustomization.yaml"},
+		{"resources:\n- GitHub.com/x/y\n", ""},
+		{"components:\n- https://example.com/c\n", ""},
+		{"transformers:\n- git::https://example.com/t\n", ""},
+		{"validators:\n- gh:org/repo\n", ""},
+		{"bases:\n- example.com:org/repo\n", ""},
+		{"resources:\n- base?ref=v1\n", ""},
+		{"patches:\n- path: https://example.com/p.yaml\n", ""},
+		{"resources:\n- sub\n", "sub/kustomization.yaml"}, // nested: sub's own remote resource
+	} {
+		dir := t.TempDir()
+		write(t, dir, "kustomization.yaml", tc.kust)
+		if tc.extra != "" {
+			content := "resources: []\n"
+			if tc.extra == "sub/kustomization.yaml" {
+				content = "resources:\n- alice@127.0.0.1:repo.git\n"
+			}
+			write(t, dir, tc.extra, content)
+		}
+		_, err := Render(context.Background(), Options{Dir: dir})
+		if !errors.Is(err, ErrRemote) {
+			t.Errorf("%q: got %v, want ErrRemote", tc.kust, err)
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a program ran")
+	}
 }

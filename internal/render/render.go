@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 )
 
@@ -261,24 +262,12 @@ func checkSymlinks(ctx context.Context, root, dir string) error {
 	return walk(dir, dir)
 }
 
-// runCtx runs f and returns its result, or ctx's error as soon as ctx is done.
-// f keeps running in the background in that case; the SDKs used here cannot be
-// interrupted, and the caller is expected to exit.
+// runCtx runs f and returns its result, or ctx's error (its cause, named
+// after what) as soon as ctx is done.
 func runCtx[T any](ctx context.Context, what string, f func() (T, error)) (T, error) {
-	type result struct {
-		v   T
-		err error
+	v, err := guard.Within(ctx, f)
+	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return v, fmt.Errorf("%s: %w", what, context.Cause(ctx))
 	}
-	ch := make(chan result, 1)
-	go func() {
-		v, err := f()
-		ch <- result{v, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.v, r.err
-	case <-ctx.Done():
-		var zero T
-		return zero, fmt.Errorf("%s: %w", what, context.Cause(ctx))
-	}
+	return v, err
 }
