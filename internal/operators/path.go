@@ -71,6 +71,8 @@ func scan(p string, indexes bool) ([]any, error) {
 			}
 			steps = append(steps, n)
 			i += j + 1
+		case indexes:
+			return nil, fmt.Errorf("path %q: unexpected %q at offset %d (concrete paths use .field, [\"field\"] and [N] only)", p, p[i], i)
 		default:
 			return nil, fmt.Errorf("path %q: unexpected %q at offset %d (default paths use .field, .[\"field\"] and [] only)", p, p[i], i)
 		}
