@@ -4,8 +4,7 @@
 package diff
 
 import (
-	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -122,15 +121,9 @@ func Profiles(a, b *operators.Resolution) *ProfileDiff {
 	d := &ProfileDiff{From: NewRelease(a), To: NewRelease(b), Kinds: []KindChange{}}
 	ra, ka := resources(a.Profile)
 	rb, kb := resources(b.Profile)
-	keys := map[string]bool{}
-	for _, k := range append(append([]string{}, ka...), kb...) {
-		keys[k] = true
-	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
+	sorted := slices.Concat(ka, kb)
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
 	for _, key := range sorted {
 		x, y := ra[key], rb[key]
 		av, kind, _ := strings.Cut(key, " ")
@@ -157,7 +150,7 @@ func Profiles(a, b *operators.Resolution) *ProfileDiff {
 			switch {
 			case !ok:
 				kc.Rules = append(kc.Rules, RuleChange{Change: Removed, Type: typ, Path: path, When: vx.when, From: vx.value})
-			case !reflect.DeepEqual(vx.value, vy.value) || vx.typ != vy.typ || vx.nullable != vy.nullable:
+			case !operators.Equal(vx.value, vy.value) || vx.typ != vy.typ || vx.nullable != vy.nullable:
 				rc := RuleChange{Change: Changed, Type: typ, Path: path, When: vx.when, From: vx.value, To: vy.value}
 				var det []string
 				if vx.typ != vy.typ {

@@ -109,12 +109,7 @@ func Build(obs []Observation) *Result {
 		}
 		return a.When < c.When
 	})
-	keys := make([]string, 0, len(b.findings))
-	for k := range b.findings {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(b.findings)) {
 		f := b.findings[k]
 		sort.Strings(f.Objects)
 		sort.Strings(f.Values)
@@ -205,14 +200,9 @@ func (b *builder) markUnstable(i int, p operators.Path) {
 }
 
 func (b *builder) sortedGroups() []*group {
-	keys := make([]string, 0, len(b.groups))
-	for k := range b.groups {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make([]*group, len(keys))
-	for i, k := range keys {
-		out[i] = b.groups[k]
+	var out []*group
+	for _, k := range slices.Sorted(maps.Keys(b.groups)) {
+		out = append(out, b.groups[k])
 	}
 	return out
 }
