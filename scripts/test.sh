@@ -9,6 +9,9 @@ if [ -x scripts/install-helm.sh ]; then
   export HELM_BIN="$PWD/bin/helm"
 fi
 go vet ./...
+# staticcheck, pinned, fetched through the Go module proxy (its own module graph,
+# nothing added to go.mod); default checks.
+go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 go test -count=1 ./...
 # Parallel runs in one process must not share mutable state.
 go test -count=1 -race -run 'TestConcurrentRenders' ./cmd/cmp-defaults

@@ -41,7 +41,7 @@ type Target struct {
 
 	doc    map[string]any
 	docErr error
-	filled []string
+	filled []operators.Path // Filled's paths, parsed; nil where one does not parse
 }
 
 // Field is one ignored field of one object.
@@ -62,7 +62,7 @@ type Field struct {
 	// field absent from Git was an admission default, e.g. "2.3.0–2.6.x".
 	History string `json:"defaultIn,omitempty"`
 
-	path []any
+	path operators.Path
 }
 
 // Check is the verdict on one jsonPointer, jqPathExpression or
@@ -180,14 +180,15 @@ func (t *Target) prepare() {
 	t.doc, t.docErr = jsonDoc(t.Object.Data)
 	t.filled = t.filled[:0]
 	for _, f := range t.Filled {
-		t.filled = append(t.filled, f.Path)
+		p, _ := operators.ParseConcrete(f.Path)
+		t.filled = append(t.filled, p)
 	}
 }
 
 // covering finds the filled record at leaf or above it.
-func (t *Target) covering(leaf string) *defaults.Filled {
+func (t *Target) covering(leaf operators.Path) *defaults.Filled {
 	for i, f := range t.filled {
-		if leaf == f || (strings.HasPrefix(leaf, f) && (leaf[len(f)] == '.' || leaf[len(f)] == '[')) {
+		if f != nil && leaf.HasPrefix(f) {
 			return &t.Filled[i]
 		}
 	}
@@ -282,7 +283,7 @@ func auditRule(r *Rule, targets []*Target, defs *Defaults) *RuleReport {
 				continue
 			}
 			for _, p := range paths {
-				_, exists := operators.Lookup(t.doc, p)
+				_, exists := p.Lookup(t.doc)
 				col.add(t, p, exists, defs)
 			}
 		}
@@ -327,10 +328,10 @@ func (col *collector) once(id, path string) bool {
 	return true
 }
 
-func (col *collector) add(t *Target, p []any, exists bool, defs *Defaults) {
+func (col *collector) add(t *Target, p operators.Path, exists bool, defs *Defaults) {
 	id := t.Object.ID()
 	if !exists {
-		path := operators.ConcretePath(p)
+		path := p.String()
 		if !col.once(id, path) {
 			return
 		}
@@ -342,16 +343,16 @@ func (col *collector) add(t *Target, p []any, exists bool, defs *Defaults) {
 		col.c.Remaining = append(col.c.Remaining, Field{Object: id, Path: path, Reason: NotInGit, History: defs.history(av, k, p), path: p})
 		return
 	}
-	var ls [][]any
-	v, _ := operators.Lookup(t.doc, p)
+	var ls []operators.Path
+	v, _ := p.Lookup(t.doc)
 	leaves(v, p, &ls)
 	for _, l := range ls {
-		path := operators.ConcretePath(l)
+		path := l.String()
 		if !col.once(id, path) {
 			continue
 		}
-		val, _ := operators.Lookup(t.doc, l)
-		if f := t.covering(path); f != nil {
+		val, _ := l.Lookup(t.doc)
+		if f := t.covering(l); f != nil {
 			by := fieldBy(f.Origin.Operator, f.Origin.Release, f.Origin.Profile)
 			col.c.Filled = append(col.c.Filled, Field{Object: id, Path: path, Value: val, Rule: f.Rule, Type: f.Type, By: by})
 			continue
@@ -461,7 +462,7 @@ func keepExpressions(remaining []Field, asPointer bool) []string {
 }
 
 // jsonPointer writes a path as an RFC 6901 pointer.
-func jsonPointer(p []any) string {
+func jsonPointer(p operators.Path) string {
 	var b strings.Builder
 	for _, s := range p {
 		b.WriteByte('/')
@@ -477,9 +478,9 @@ func jsonPointer(p []any) string {
 
 // missingParent names the first missing ancestor of the field at p, as a
 // JSON pointer; "" when the parent exists.
-func missingParent(doc any, p []any) string {
+func missingParent(doc any, p operators.Path) string {
 	for i := 1; i < len(p); i++ {
-		if _, ok := operators.Lookup(doc, p[:i]); !ok {
+		if _, ok := p[:i].Lookup(doc); !ok {
 			return jsonPointer(p[:i])
 		}
 	}

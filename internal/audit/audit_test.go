@@ -340,7 +340,7 @@ func TestPointer(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		if got := operators.ConcretePath(p); got != tc.path || exists != tc.exists {
+		if got := p.String(); got != tc.path || exists != tc.exists {
 			t.Errorf("%s: got %s %v, want %s %v", tc.ptr, got, exists, tc.path, tc.exists)
 		}
 	}

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -93,19 +95,18 @@ func compileJQ(expr string) (*jqExpr, error) {
 	if _, err := gojq.Parse(expr); err != nil {
 		return nil, err
 	}
-	dq, err := gojq.Parse(fmt.Sprintf("del(%s)", expr))
+	compile := func(wrap string) (*gojq.Code, error) {
+		q, err := gojq.Parse(fmt.Sprintf(wrap, expr))
+		if err != nil {
+			return nil, err
+		}
+		return gojq.Compile(q)
+	}
+	del, err := compile("del(%s)")
 	if err != nil {
 		return nil, err
 	}
-	del, err := gojq.Compile(dq)
-	if err != nil {
-		return nil, err
-	}
-	pq, err := gojq.Parse(fmt.Sprintf("path(%s)", expr))
-	if err != nil {
-		return nil, err
-	}
-	path, err := gojq.Compile(pq)
+	path, err := compile("path(%s)")
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +115,7 @@ func compileJQ(expr string) (*jqExpr, error) {
 
 // paths runs the expression on doc (JSON-decoded, as Argo CD passes it).
 // An error means Argo CD's patch fails on this object and removes nothing.
-func (e *jqExpr) paths(doc map[string]any) ([][]any, error) {
+func (e *jqExpr) paths(doc map[string]any) ([]operators.Path, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), jqTimeout)
 	defer cancel()
 	it := e.del.RunWithContext(ctx, doc)
@@ -128,7 +129,7 @@ func (e *jqExpr) paths(doc map[string]any) ([][]any, error) {
 		}
 		return nil, fmt.Errorf("JQ patch returned error: %w", err)
 	}
-	var out [][]any
+	var out []operators.Path
 	it = e.path.RunWithContext(ctx, doc)
 	for {
 		v, ok := it.Next()
@@ -149,7 +150,7 @@ func (e *jqExpr) paths(doc map[string]any) ([][]any, error) {
 
 // expandSlices turns path steps jq writes for slices ({"start":..,"end":..})
 // into the indexes they cover, and float indexes into ints.
-func expandSlices(doc any, p []any) [][]any {
+func expandSlices(doc any, p []any) []operators.Path {
 	for i, s := range p {
 		switch s := s.(type) {
 		case float64:
@@ -159,9 +160,10 @@ func expandSlices(doc any, p []any) [][]any {
 			}
 			return nil
 		case map[string]any:
-			l, _ := lookup(doc, p[:i]).([]any)
+			v, _ := operators.Path(p[:i]).Lookup(doc)
+			l, _ := v.([]any)
 			start, end := sliceBound(s["start"], 0, len(l)), sliceBound(s["end"], len(l), len(l))
-			var out [][]any
+			var out []operators.Path
 			for j := start; j < end; j++ {
 				q := append(append([]any{}, p[:i]...), j)
 				out = append(out, expandSlices(doc, append(q, p[i+1:]...))...)
@@ -169,7 +171,7 @@ func expandSlices(doc any, p []any) [][]any {
 			return out
 		}
 	}
-	return [][]any{p}
+	return []operators.Path{p}
 }
 
 func sliceBound(v any, def, n int) int {
@@ -191,11 +193,11 @@ func sliceBound(v any, def, n int) int {
 // pointer resolves an RFC 6901 JSON pointer against doc as a JSON patch
 // "remove" would: the path and whether it exists. A pointer to a missing
 // field is an error for Argo CD (the patch removes nothing).
-func pointer(doc any, ptr string) ([]any, bool, error) {
+func pointer(doc any, ptr string) (operators.Path, bool, error) {
 	if ptr == "" || ptr[0] != '/' {
 		return nil, false, fmt.Errorf("%q is not a JSON pointer: it must start with '/'", ptr)
 	}
-	var path []any
+	var path operators.Path
 	x, exists := doc, true
 	for _, tok := range strings.Split(ptr[1:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
@@ -234,22 +236,16 @@ func pointer(doc any, ptr string) ([]any, bool, error) {
 	return path, exists, nil
 }
 
-// lookup follows a path of string keys and int indexes; nil when absent.
-func lookup(x any, p []any) any {
-	v, _ := operators.Lookup(x, p)
-	return v
-}
-
 // leaves lists the paths of every leaf under p (p itself for a scalar,
 // null, or an empty object or list), in key order.
-func leaves(x any, p []any, out *[][]any) {
+func leaves(x any, p operators.Path, out *[]operators.Path) {
 	switch v := x.(type) {
 	case map[string]any:
 		if len(v) == 0 {
 			break
 		}
-		for _, k := range sortedKeys(v) {
-			leaves(v[k], append(append([]any{}, p...), k), out)
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			leaves(v[k], p.Child(k), out)
 		}
 		return
 	case []any:
@@ -257,7 +253,7 @@ func leaves(x any, p []any, out *[][]any) {
 			break
 		}
 		for i, e := range v {
-			leaves(e, append(append([]any{}, p...), i), out)
+			leaves(e, p.Child(i), out)
 		}
 		return
 	}

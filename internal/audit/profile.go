@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/itchyny/gojq"
@@ -111,7 +110,7 @@ func fieldBy(op, release, profile string) string {
 
 // Match finds the default rule whose path covers the concrete path p in an
 // object of the given apiVersion and kind.
-func (d *Defaults) Match(apiVersion, kind string, p []any) (rule, by string, ok bool) {
+func (d *Defaults) Match(apiVersion, kind string, p operators.Path) (rule, by string, ok bool) {
 	if d == nil {
 		return "", "", false
 	}
@@ -123,7 +122,7 @@ func (d *Defaults) Match(apiVersion, kind string, p []any) (rule, by string, ok 
 	return "", "", false
 }
 
-func (pt pattern) match(p []any) bool {
+func (pt pattern) match(p operators.Path) bool {
 	if len(p) != len(pt.segs) {
 		return false
 	}
@@ -150,15 +149,6 @@ func (pt pattern) match(p []any) bool {
 		}
 	}
 	return true
-}
-
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // MatchPattern finds the default rule with exactly the path segs (a jq
@@ -217,7 +207,7 @@ func (h *History) releases(op string) []releaseDefaults {
 
 // history names the release ranges of the selected operators in which the
 // concrete path p was a default, e.g. "2.3.0–2.6.x"; "" when none.
-func (d *Defaults) history(apiVersion, kind string, p []any) string {
+func (d *Defaults) history(apiVersion, kind string, p operators.Path) string {
 	if d == nil || d.hist == nil {
 		return ""
 	}

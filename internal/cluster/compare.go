@@ -1,11 +1,7 @@
 package cluster
 
 import (
-	"fmt"
-	"math"
-	"reflect"
 	"sort"
-	"strconv"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
@@ -53,7 +49,8 @@ type FilledField struct {
 func Compare(filled, admitted, admittedRaw map[string]any, fills map[string]FilledField) []Finding {
 	var out []Finding
 	seen := map[string]bool{}
-	walk(Comparable(filled), Comparable(admitted), "", func(p string, a, b any, inA, inB bool) {
+	operators.Walk(Comparable(filled), Comparable(admitted), nil, func(at operators.Path, a, b any, inA, inB bool) {
+		p := at.String()
 		f := Finding{Path: p, Value: a, Cluster: b}
 		switch {
 		case !inA:
@@ -80,11 +77,16 @@ func Compare(filled, admitted, admittedRaw map[string]any, fills map[string]Fill
 			continue
 		}
 		ff := fills[p]
-		got, ok := lookup(raw, p)
+		var got any
+		at, err := operators.ParseConcrete(p)
+		ok := err == nil
+		if ok {
+			got, ok = at.Lookup(raw)
+		}
 		switch {
 		case !ok:
 			out = append(out, Finding{Kind: NotDefaulted, Path: p, Value: ff.Value, Rule: ff.Rule, Origin: ff.Origin})
-		case !equal(got, ff.Value):
+		case !operators.Equal(got, ff.Value):
 			out = append(out, Finding{Kind: WrongDefault, Path: p, Value: ff.Value, Cluster: got, Rule: ff.Rule, Origin: ff.Origin})
 		}
 	}
@@ -115,179 +117,4 @@ func Comparable(obj map[string]any) map[string]any {
 		}
 	}
 	return out
-}
-
-// walk calls fn for every leaf difference between a and b. Lists are
-// compared item by item when their lengths agree, else whole.
-func walk(a, b any, path string, fn func(p string, a, b any, inA, inB bool)) {
-	switch av := a.(type) {
-	case map[string]any:
-		bv, ok := b.(map[string]any)
-		if !ok {
-			break
-		}
-		keys := make([]string, 0, len(av)+len(bv))
-		for k := range av {
-			keys = append(keys, k)
-		}
-		for k := range bv {
-			if _, dup := av[k]; !dup {
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			f := operators.Field(k)
-			if path == "" && f[0] == '[' {
-				f = "." + f
-			}
-			p := path + f
-			x, inA := av[k]
-			y, inB := bv[k]
-			if inA && inB {
-				walk(x, y, p, fn)
-			} else {
-				fn(p, x, y, inA, inB)
-			}
-		}
-		return
-	case []any:
-		bv, ok := b.([]any)
-		if !ok || len(av) != len(bv) {
-			break
-		}
-		for i := range av {
-			walk(av[i], bv[i], path+"["+strconv.Itoa(i)+"]", fn)
-		}
-		return
-	}
-	if !equal(a, b) {
-		fn(path, a, b, true, true)
-	}
-}
-
-// lookup follows a concrete path (.spec.data[0]["a/b"].x) into v.
-func lookup(v any, path string) (any, bool) {
-	segs, err := parseConcrete(path)
-	if err != nil {
-		return nil, false
-	}
-	for _, s := range segs {
-		switch {
-		case s.index >= 0:
-			l, ok := v.([]any)
-			if !ok || s.index >= len(l) {
-				return nil, false
-			}
-			v = l[s.index]
-		default:
-			m, ok := v.(map[string]any)
-			if !ok {
-				return nil, false
-			}
-			if v, ok = m[s.key]; !ok {
-				return nil, false
-			}
-		}
-	}
-	return v, true
-}
-
-type cseg struct {
-	key   string
-	index int // -1 for a key
-}
-
-// parseConcrete parses the paths fill records: .a.b, ["quoted key"], [3].
-func parseConcrete(p string) ([]cseg, error) {
-	var out []cseg
-	for i := 0; i < len(p); {
-		switch p[i] {
-		case '.':
-			if i+1 < len(p) && p[i+1] == '[' {
-				i++
-				continue
-			}
-			j := i + 1
-			for j < len(p) && p[j] != '.' && p[j] != '[' {
-				j++
-			}
-			out = append(out, cseg{key: p[i+1 : j], index: -1})
-			i = j
-		case '[':
-			if i+1 < len(p) && p[i+1] == '"' {
-				s, err := strconv.QuotedPrefix(p[i+1:])
-				if err != nil {
-					return nil, err
-				}
-				k, _ := strconv.Unquote(s)
-				out = append(out, cseg{key: k, index: -1})
-				i += 1 + len(s) + 1
-				continue
-			}
-			j := i + 1
-			for j < len(p) && p[j] != ']' {
-				j++
-			}
-			n, err := strconv.Atoi(p[i+1 : j])
-			if err != nil {
-				return nil, fmt.Errorf("path %s: %v", p, err)
-			}
-			out = append(out, cseg{index: n})
-			i = j + 1
-		default:
-			return nil, fmt.Errorf("path %s: unexpected %q", p, p[i])
-		}
-	}
-	return out, nil
-}
-
-// equal compares JSON values; numbers compare by value (1 == 1.0).
-func equal(a, b any) bool {
-	if x, ok := number(a); ok {
-		y, ok := number(b)
-		return ok && x == y
-	}
-	switch av := a.(type) {
-	case map[string]any:
-		bv, ok := b.(map[string]any)
-		if !ok || len(av) != len(bv) {
-			return false
-		}
-		for k, x := range av {
-			y, ok := bv[k]
-			if !ok || !equal(x, y) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		bv, ok := b.([]any)
-		if !ok || len(av) != len(bv) {
-			return false
-		}
-		for i := range av {
-			if !equal(av[i], bv[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	return reflect.DeepEqual(a, b)
-}
-
-func number(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	case int32:
-		return float64(x), true
-	case float64:
-		return x, !math.IsNaN(x)
-	case float32:
-		return float64(x), true
-	}
-	return 0, false
 }

@@ -40,26 +40,3 @@ func TestCompare(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", gb, wb)
 	}
 }
-
-func TestLookup(t *testing.T) {
-	v := obj(t, `{"metadata":{"annotations":{"a/b.c":"x"}},"spec":{"l":[{"k":1},{"k":2}]}}`)
-	for path, want := range map[string]any{
-		`.metadata.annotations["a/b.c"]`: "x",
-		".spec.l[1].k":                   2.0,
-	} {
-		if got, ok := lookup(v, path); !ok || got != want {
-			t.Errorf("%s: got %v %v, want %v", path, got, ok, want)
-		}
-	}
-	for _, path := range []string{".spec.l[2]", ".spec.m", ".spec.l.k", `["x"]`} {
-		if _, ok := lookup(v, path); ok {
-			t.Errorf("%s: found", path)
-		}
-	}
-}
-
-func TestEqual(t *testing.T) {
-	if !equal(int64(1), 1.0) || equal("1", 1.0) || !equal([]any{int64(2)}, []any{2.0}) {
-		t.Error("equal")
-	}
-}

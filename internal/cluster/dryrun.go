@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 )
 
 // Target is where an object would go in the cluster.
@@ -158,25 +160,15 @@ func (c *Client) dryRunError(err error, t *Target, kind string) error {
 // jsonSafe turns values into what runtime.DeepCopyJSON accepts (int64,
 // float64, string, bool, nil, maps and slices of those).
 func jsonSafe(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = jsonSafe(e)
+	return manifest.MapLeaves(v, func(x any) any {
+		switch x := x.(type) {
+		case int:
+			return int64(x)
+		case int32:
+			return int64(x)
+		case float32:
+			return float64(x)
 		}
-		return m
-	case []any:
-		s := make([]any, len(x))
-		for i, e := range x {
-			s[i] = jsonSafe(e)
-		}
-		return s
-	case int:
-		return int64(x)
-	case int32:
-		return int64(x)
-	case float32:
-		return float64(x)
-	}
-	return v
+		return x
+	})
 }

@@ -6,6 +6,8 @@ package defaults
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/itchyny/gojq"
@@ -242,7 +244,7 @@ func (e *Engine) Fill(obj map[string]any, record func(Filled)) error {
 }
 
 type walk struct {
-	path   []any // string keys and int indexes
+	path   operators.Path
 	record func(Filled)
 }
 
@@ -275,7 +277,7 @@ func (w *walk) apply(x any, n *node) error {
 			w.path = w.path[:len(w.path)-1]
 		}
 		if n.values != nil {
-			for _, k := range sortedKeys(x) {
+			for _, k := range slices.Sorted(maps.Keys(x)) {
 				w.path = append(w.path, k)
 				if err := w.apply(x[k], n.values); err != nil {
 					return err
@@ -328,7 +330,7 @@ func (w *walk) check(v any, p *prop) error {
 	} else {
 		r = firstRule(n)
 	}
-	return &TypeError{Path: operators.ConcretePath(w.path), Want: want, Got: v, Rule: r}
+	return &TypeError{Path: w.path.String(), Want: want, Got: v, Rule: r}
 }
 
 func firstRule(n *node) string {
@@ -351,14 +353,5 @@ func firstRule(n *node) string {
 }
 
 func (w *walk) emit(name string, v any, r *rule) {
-	w.record(Filled{Path: operators.ConcretePath(append(w.path, name)), Value: v, Rule: r.path, Type: "default", Line: r.line, Origin: *r.origin})
-}
-
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	w.record(Filled{Path: append(w.path, name).String(), Value: v, Rule: r.path, Type: "default", Line: r.line, Origin: *r.origin})
 }

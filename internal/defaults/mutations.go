@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
 
@@ -30,7 +31,7 @@ func applyMutations(ctx context.Context, obj map[string]any, ms []*mutation, rec
 				continue
 			}
 		}
-		var paths [][]any
+		var paths []operators.Path
 		iter := m.code.RunWithContext(ctx, in)
 		for {
 			v, ok := iter.Next()
@@ -45,7 +46,7 @@ func applyMutations(ctx context.Context, obj map[string]any, ms []*mutation, rec
 			}
 		}
 		for _, p := range paths {
-			parent, ok := operators.Lookup(obj, p[:len(p)-1])
+			parent, ok := p[:len(p)-1].Lookup(obj)
 			if !ok || parent == nil {
 				continue
 			}
@@ -60,31 +61,19 @@ func applyMutations(ctx context.Context, obj map[string]any, ms []*mutation, rec
 			pm[key] = runtime.DeepCopyJSONValue(m.value)
 			changed = true
 			if record != nil {
-				record(Filled{Path: operators.ConcretePath(p), Value: pm[key], Rule: m.path, Type: "mutation", Line: m.line, Origin: *m.origin})
+				record(Filled{Path: p.String(), Value: pm[key], Rule: m.path, Type: "mutation", Line: m.line, Origin: *m.origin})
 			}
 		}
 	}
 	return changed, nil
 }
 
-// jqValue converts int64 (which gojq does not take) to int, copying only
-// what it must.
+// jqValue converts int64 (which gojq does not take) to int, in a copy.
 func jqValue(x any) any {
-	switch x := x.(type) {
-	case int64:
-		return int(x)
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, v := range x {
-			out[k] = jqValue(v)
+	return manifest.MapLeaves(x, func(v any) any {
+		if i, ok := v.(int64); ok {
+			return int(i)
 		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, v := range x {
-			out[i] = jqValue(v)
-		}
-		return out
-	}
-	return x
+		return v
+	})
 }

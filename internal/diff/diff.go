@@ -4,8 +4,7 @@
 package diff
 
 import (
-	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -81,9 +80,9 @@ func (d *ProfileDiff) Count() int {
 }
 
 type ruleVal struct {
-	typ, when, detail string
-	value             any
-	nullable          bool
+	typ, when string
+	value     any
+	nullable  bool
 }
 
 func resourceRules(r *operators.Resource) (map[string]ruleVal, []string) {
@@ -122,15 +121,9 @@ func Profiles(a, b *operators.Resolution) *ProfileDiff {
 	d := &ProfileDiff{From: NewRelease(a), To: NewRelease(b), Kinds: []KindChange{}}
 	ra, ka := resources(a.Profile)
 	rb, kb := resources(b.Profile)
-	keys := map[string]bool{}
-	for _, k := range append(append([]string{}, ka...), kb...) {
-		keys[k] = true
-	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
+	sorted := slices.Concat(ka, kb)
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
 	for _, key := range sorted {
 		x, y := ra[key], rb[key]
 		av, kind, _ := strings.Cut(key, " ")
@@ -157,7 +150,7 @@ func Profiles(a, b *operators.Resolution) *ProfileDiff {
 			switch {
 			case !ok:
 				kc.Rules = append(kc.Rules, RuleChange{Change: Removed, Type: typ, Path: path, When: vx.when, From: vx.value})
-			case !reflect.DeepEqual(vx.value, vy.value) || vx.typ != vy.typ || vx.nullable != vy.nullable:
+			case !operators.Equal(vx.value, vy.value) || vx.typ != vy.typ || vx.nullable != vy.nullable:
 				rc := RuleChange{Change: Changed, Type: typ, Path: path, When: vx.when, From: vx.value, To: vy.value}
 				var det []string
 				if vx.typ != vy.typ {
@@ -223,56 +216,20 @@ func Objects(a, b []manifest.Object) []ObjectDiff {
 			break
 		}
 		var ch []FieldChange
-		Tree(a[i].Data, b[i].Data, nil, &ch)
+		operators.Walk(a[i].Data, b[i].Data, nil, func(p operators.Path, from, to any, inA, inB bool) {
+			c := FieldChange{Change: Changes, Path: p.String(), From: from, To: to}
+			switch {
+			case !inB:
+				c.Change = Disappears
+			case !inA:
+				c.Change = Appears
+			}
+			ch = append(ch, c)
+		})
 		if len(ch) == 0 {
 			continue
 		}
 		out = append(out, ObjectDiff{Object: a[i].ID(), Source: a[i].Source, Document: a[i].Doc, Line: a[i].Line, Changes: ch})
 	}
 	return out
-}
-
-// Tree appends the differences between x and y below path p.
-func Tree(x, y any, p []any, out *[]FieldChange) {
-	switch xv := x.(type) {
-	case map[string]any:
-		if yv, ok := y.(map[string]any); ok {
-			keys := map[string]bool{}
-			for k := range xv {
-				keys[k] = true
-			}
-			for k := range yv {
-				keys[k] = true
-			}
-			sorted := make([]string, 0, len(keys))
-			for k := range keys {
-				sorted = append(sorted, k)
-			}
-			sort.Strings(sorted)
-			for _, k := range sorted {
-				q := append(append([]any{}, p...), k)
-				a, inX := xv[k]
-				b, inY := yv[k]
-				switch {
-				case !inY:
-					*out = append(*out, FieldChange{Change: Disappears, Path: operators.ConcretePath(q), From: a})
-				case !inX:
-					*out = append(*out, FieldChange{Change: Appears, Path: operators.ConcretePath(q), To: b})
-				default:
-					Tree(a, b, q, out)
-				}
-			}
-			return
-		}
-	case []any:
-		if yv, ok := y.([]any); ok && len(yv) == len(xv) {
-			for i := range xv {
-				Tree(xv[i], yv[i], append(append([]any{}, p...), i), out)
-			}
-			return
-		}
-	}
-	if !reflect.DeepEqual(x, y) {
-		*out = append(*out, FieldChange{Change: Changes, Path: operators.ConcretePath(p), From: x, To: y})
-	}
 }

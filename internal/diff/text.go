@@ -20,8 +20,6 @@ func (r Release) long() string {
 	return fmt.Sprintf("%s (profile %s)", r, r.Profile)
 }
 
-var signs = map[string]string{Added: "+", Removed: "-", Changed: "~", Appears: "+", Disappears: "-", Changes: "~"}
-
 // WriteProfiles prints a profile difference for a person.
 func WriteProfiles(w io.Writer, d *ProfileDiff) {
 	fmt.Fprintf(w, "%s -> %s\n", d.From.long(), d.To.long())

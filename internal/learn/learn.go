@@ -109,12 +109,7 @@ func Build(obs []Observation) *Result {
 		}
 		return a.When < c.When
 	})
-	keys := make([]string, 0, len(b.findings))
-	for k := range b.findings {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(b.findings)) {
 		f := b.findings[k]
 		sort.Strings(f.Objects)
 		sort.Strings(f.Values)
@@ -149,25 +144,25 @@ func (b *builder) observe(i int, o *Observation) {
 		if run == 1 {
 			other = r0
 		}
-		walk(sent, r, nil, func(ev event) {
-			cp := operators.ConcretePath(ev.path)
+		walk(sent, r, func(ev event) {
+			cp := ev.path.String()
 			if seen[cp] {
 				return
 			}
 			seen[cp] = true
 			switch ev.kind {
 			case added:
-				v1, ok := operators.Lookup(other, ev.path)
+				v1, ok := ev.path.Lookup(other)
 				stable, unstable := split(ev.value, v1, ok, nil)
 				for _, rel := range unstable {
-					p := append(append([]any{}, ev.path...), rel...)
+					p := append(ev.path[:len(ev.path):len(ev.path)], rel...)
 					b.markUnstable(i, p)
 					reason := ReasonRuns
 					if o.Exists && !ok && run == 0 {
 						reason = ReasonStored
 					}
-					x, _ := operators.Lookup(r0, p)
-					y, _ := operators.Lookup(r1, p)
+					x, _ := p.Lookup(r0)
+					y, _ := p.Lookup(r1)
 					b.finding(o, p, reason, x, y)
 				}
 				if stable != nil {
@@ -184,11 +179,11 @@ func (b *builder) observe(i int, o *Observation) {
 	}
 }
 
-func (b *builder) addition(i int, o *Observation, p []any, v any) {
+func (b *builder) addition(i int, o *Observation, p operators.Path, v any) {
 	if b.adds[i] == nil {
 		b.adds[i] = map[string]any{}
 	}
-	b.adds[i][operators.ConcretePath(p)] = v
+	b.adds[i][p.String()] = v
 	gen := generalise(p)
 	path := operators.FormatPath(gen)
 	gk := o.APIVersion + " " + o.Kind + " " + path
@@ -197,22 +192,17 @@ func (b *builder) addition(i int, o *Observation, p []any, v any) {
 	}
 }
 
-func (b *builder) markUnstable(i int, p []any) {
+func (b *builder) markUnstable(i int, p operators.Path) {
 	if b.unstable[i] == nil {
 		b.unstable[i] = map[string]bool{}
 	}
-	b.unstable[i][operators.ConcretePath(p)] = true
+	b.unstable[i][p.String()] = true
 }
 
 func (b *builder) sortedGroups() []*group {
-	keys := make([]string, 0, len(b.groups))
-	for k := range b.groups {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := make([]*group, len(keys))
-	for i, k := range keys {
-		out[i] = b.groups[k]
+	var out []*group
+	for _, k := range slices.Sorted(maps.Keys(b.groups)) {
+		out = append(out, b.groups[k])
 	}
 	return out
 }
@@ -221,7 +211,7 @@ func (b *builder) sortedGroups() []*group {
 // in a sent object and lacks the field.
 type slot struct {
 	obs     int
-	path    []any
+	path    operators.Path
 	parent  map[string]any
 	outcome string // JSON text of the value added, or "" for none
 	value   any
@@ -235,7 +225,7 @@ func (b *builder) decide(obs []Observation, g *group) ([]Rule, *Finding) {
 			continue
 		}
 		for _, s := range candidates(cluster.Comparable(o.Sent), g.gen) {
-			cp := operators.ConcretePath(s.path)
+			cp := s.path.String()
 			if b.unstable[i][cp] {
 				continue
 			}
@@ -376,7 +366,7 @@ func (b *builder) add(f *Finding) {
 }
 
 // finding records a field left out of one object.
-func (b *builder) finding(o *Observation, p []any, reason string, from, to any) {
+func (b *builder) finding(o *Observation, p operators.Path, reason string, from, to any) {
 	path := operators.FormatPath(generalise(p))
 	k := o.APIVersion + " " + o.Kind + " " + path + " " + reason
 	f := b.findings[k]
@@ -424,15 +414,15 @@ func (b *builder) serverOwned(o *Observation) {
 		if _, ok := md[k]; !ok {
 			continue
 		}
-		b.server(o, []any{"metadata", k}, "set by the API server on every object (identity, version, time, field ownership); Argo CD does not compare it: no rule needed")
+		b.server(o, operators.Path{"metadata", k}, "set by the API server on every object (identity, version, time, field ownership); Argo CD does not compare it: no rule needed")
 	}
 	if _, ok := o.Runs[0]["status"]; ok {
-		b.server(o, []any{"status"}, "written by the API server and controllers; Argo CD ignores /status by default: no rule needed")
+		b.server(o, operators.Path{"status"}, "written by the API server and controllers; Argo CD ignores /status by default: no rule needed")
 	}
 }
 
-func (b *builder) server(o *Observation, p []any, why string) {
-	path := operators.ConcretePath(p)
+func (b *builder) server(o *Observation, p operators.Path, why string) {
+	path := p.String()
 	k := o.APIVersion + " " + o.Kind + " " + path + " " + ReasonServer
 	if f := b.findings[k]; f != nil {
 		if !contains(f.Objects, o.ID) {
@@ -463,9 +453,9 @@ func ignoreRule(apiVersion, kind, path string) *IgnoreRule {
 // split keeps the part of v (from one run) that the other run has too
 // (w, when ok): equal leaves, and maps split key by key. It returns the
 // kept part (nil for none) and where the rest is, relative to v.
-func split(v, w any, ok bool, rel []any) (any, [][]any) {
+func split(v, w any, ok bool, rel operators.Path) (any, []operators.Path) {
 	if !ok {
-		return nil, [][]any{append([]any{}, rel...)}
+		return nil, []operators.Path{slices.Clone(rel)}
 	}
 	vm, isMap := v.(map[string]any)
 	wm, isMap2 := w.(map[string]any)
@@ -473,10 +463,10 @@ func split(v, w any, ok bool, rel []any) (any, [][]any) {
 		if jsonText(v) == jsonText(w) {
 			return v, nil
 		}
-		return nil, [][]any{append([]any{}, rel...)}
+		return nil, []operators.Path{slices.Clone(rel)}
 	}
 	keep := map[string]any{}
-	var out [][]any
+	var out []operators.Path
 	for _, k := range slices.Sorted(maps.Keys(vm)) {
 		x, ok := wm[k]
 		kept, rest := split(vm[k], x, ok, append(rel, k))
@@ -487,7 +477,7 @@ func split(v, w any, ok bool, rel []any) (any, [][]any) {
 	}
 	for _, k := range slices.Sorted(maps.Keys(wm)) {
 		if _, in := vm[k]; !in {
-			out = append(out, append(append([]any{}, rel...), k))
+			out = append(out, rel.Child(k))
 		}
 	}
 	if len(keep) == 0 && len(vm) > 0 {
@@ -500,8 +490,8 @@ func split(v, w any, ok bool, rel []any) (any, [][]any) {
 // reaches (list items for []) that lacks the last field or holds null.
 func candidates(obj map[string]any, gen []operators.Seg) []slot {
 	var out []slot
-	var rec func(x any, i int, p []any)
-	rec = func(x any, i int, p []any) {
+	var rec func(x any, i int, p operators.Path)
+	rec = func(x any, i int, p operators.Path) {
 		if i == len(gen)-1 {
 			m, ok := x.(map[string]any)
 			if !ok {
@@ -510,7 +500,7 @@ func candidates(obj map[string]any, gen []operators.Seg) []slot {
 			if v, set := m[gen[i].Name]; set && v != nil {
 				return
 			}
-			out = append(out, slot{path: append(append([]any{}, p...), gen[i].Name), parent: m})
+			out = append(out, slot{path: p.Child(gen[i].Name), parent: m})
 			return
 		}
 		s := gen[i]
@@ -532,7 +522,7 @@ func candidates(obj map[string]any, gen []operators.Seg) []slot {
 }
 
 // generalise turns list indexes into [].
-func generalise(p []any) []operators.Seg {
+func generalise(p operators.Path) []operators.Seg {
 	out := make([]operators.Seg, len(p))
 	for i, s := range p {
 		switch s := s.(type) {
@@ -574,58 +564,31 @@ const (
 
 type event struct {
 	kind  eventKind
-	path  []any
+	path  operators.Path
 	from  any // in the sent object
 	value any // in the admitted object
 }
 
 // walk reports how b (admitted) differs from a (sent). A field that is null
-// in a and set in b counts as added, as a mutation fills it.
-func walk(a, b any, p []any, fn func(event)) {
-	switch av := a.(type) {
-	case map[string]any:
-		bv, ok := b.(map[string]any)
-		if !ok {
-			break
-		}
-		for _, k := range slices.Sorted(maps.Keys(av)) {
-			x := av[k]
-			y, in := bv[k]
-			q := append(append([]any{}, p...), k)
-			switch {
-			case !in:
-				if x != nil {
-					fn(event{kind: dropped, path: q, from: x})
-				}
-			case x == nil && y != nil:
-				fn(event{kind: added, path: q, value: y})
-			default:
-				walk(x, y, q, fn)
+// in a and set in b counts as added, as a mutation fills it; a null that b
+// drops is no change.
+func walk(a, b any, fn func(event)) {
+	operators.Walk(a, b, nil, func(p operators.Path, x, y any, inA, inB bool) {
+		xl, xList := x.([]any)
+		yl, yList := y.([]any)
+		switch {
+		case !inB:
+			if x != nil {
+				fn(event{kind: dropped, path: p, from: x})
 			}
+		case !inA || x == nil:
+			fn(event{kind: added, path: p, value: y})
+		case xList && yList:
+			fn(event{kind: listChanged, path: p, from: len(xl), value: len(yl)})
+		default:
+			fn(event{kind: changed, path: p, from: x, value: y})
 		}
-		for _, k := range slices.Sorted(maps.Keys(bv)) {
-			if _, in := av[k]; !in {
-				fn(event{kind: added, path: append(append([]any{}, p...), k), value: bv[k]})
-			}
-		}
-		return
-	case []any:
-		bv, ok := b.([]any)
-		if !ok {
-			break
-		}
-		if len(av) != len(bv) {
-			fn(event{kind: listChanged, path: p, from: len(av), value: len(bv)})
-			return
-		}
-		for i := range av {
-			walk(av[i], bv[i], append(append([]any{}, p...), i), fn)
-		}
-		return
-	}
-	if jsonText(a) != jsonText(b) {
-		fn(event{kind: changed, path: p, from: a, value: b})
-	}
+	})
 }
 
 // jsonText is a value's canonical JSON (sorted keys; 1 and 1.0 alike).

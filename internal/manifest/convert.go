@@ -169,23 +169,12 @@ func yamlReady(v any) any {
 }
 
 func floatsAsJSON(v any) any {
-	switch v := v.(type) {
-	case float64:
-		return jsonFloat(v)
-	case map[string]any:
-		m := make(map[string]any, len(v))
-		for k, c := range v {
-			m[k] = floatsAsJSON(c)
+	return MapLeaves(v, func(x any) any {
+		if f, ok := x.(float64); ok {
+			return jsonFloat(f)
 		}
-		return m
-	case []any:
-		l := make([]any, len(v))
-		for i, c := range v {
-			l[i] = floatsAsJSON(c)
-		}
-		return l
-	}
-	return v
+		return x
+	})
 }
 
 // jsonFloat prints as the YAML value its JSON text stands for.

@@ -1,6 +1,9 @@
 package operators
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // FuzzParseProfile: the loader never panics, and whatever it accepts
 // survives a marshal/parse round trip.
@@ -39,7 +42,7 @@ resources:
 
 // FuzzCompileJQ: rule compilation never panics, paths included.
 func FuzzCompileJQ(f *testing.F) {
-	for _, s := range []string{".spec.data[].remoteRef.nullBytePolicy", `.spec.x[] | select(.name == "db") | .tier`, ".a[]?.b", "..", "path(.a)", `.["x"]`, "def f: .; f", ".a as $x | $x"} {
+	for _, s := range []string{".spec.data[].remoteRef.nullBytePolicy", `.spec.x[] | select(.name == "db") | .tier`, ".a[]?.b", "..", "path(.a)", `.["x"]`, "def f: .; f", ".a as $x | $x", `.spec.data[0]["a/b"].x`, `.["x-y"][2]`} {
 		f.Add(s, true)
 		f.Add(s, false)
 	}
@@ -57,6 +60,13 @@ func FuzzCompileJQ(f *testing.F) {
 		if _, err := ParsePath(expr); err == nil {
 			if _, err := CompileJQ(expr, true); err != nil {
 				t.Fatalf("a default path %q is not a jq path expression: %v", expr, err)
+			}
+		}
+		// A concrete path prints back to a path that parses to the same steps.
+		if p, err := ParseConcrete(expr); err == nil {
+			q, err := ParseConcrete(p.String())
+			if err != nil || !slices.Equal(p, q) {
+				t.Fatalf("%q -> %v -> %q -> %v %v", expr, p, p.String(), q, err)
 			}
 		}
 	})

@@ -13,18 +13,22 @@ type Seg struct {
 	Iter bool
 }
 
-// ParsePath parses the jq path subset used by default rules:
-// .name, ."quoted", ["quoted"] and [] (e.g. .spec.data[].remoteRef.nullBytePolicy).
-func ParsePath(p string) ([]Seg, error) {
+// iter is the [] step while a path is scanned.
+type iter struct{}
+
+// scan splits a jq path into steps: a name (string), an index (int, when
+// indexes is set) or iter. It accepts .name, ."quoted", .["quoted"],
+// ["quoted"], [] and [3]; what a step may be is up to the caller.
+func scan(p string, indexes bool) ([]any, error) {
 	if !strings.HasPrefix(p, ".") {
 		return nil, fmt.Errorf("path %q must start with '.'", p)
 	}
-	var segs []Seg
+	var steps []any
 	i := 0
 	for i < len(p) {
 		switch {
 		case strings.HasPrefix(p[i:], "[]"):
-			segs = append(segs, Seg{Iter: true})
+			steps = append(steps, iter{})
 			i += 2
 		case strings.HasPrefix(p[i:], `["`) || strings.HasPrefix(p[i:], `.["`):
 			if p[i] == '.' {
@@ -34,14 +38,14 @@ func ParsePath(p string) ([]Seg, error) {
 			if err != nil || !strings.HasPrefix(p[i+1+n:], "]") {
 				return nil, fmt.Errorf("path %q: bad [\"...\"] at offset %d", p, i)
 			}
-			segs = append(segs, Seg{Name: s})
+			steps = append(steps, s)
 			i += 1 + n + 1
 		case strings.HasPrefix(p[i:], `."`):
 			s, n, err := quoted(p[i+1:])
 			if err != nil {
 				return nil, fmt.Errorf("path %q: bad quoted name at offset %d", p, i)
 			}
-			segs = append(segs, Seg{Name: s})
+			steps = append(steps, s)
 			i += 1 + n
 		case p[i] == '.':
 			j := i + 1
@@ -54,16 +58,62 @@ func ParsePath(p string) ([]Seg, error) {
 				}
 				return nil, fmt.Errorf("path %q: expected a field name at offset %d", p, i+1)
 			}
-			segs = append(segs, Seg{Name: p[i+1 : j]})
+			steps = append(steps, p[i+1:j])
 			i = j
+		case indexes && p[i] == '[':
+			j := strings.IndexByte(p[i:], ']')
+			if j < 0 {
+				return nil, fmt.Errorf("path %q: unterminated [ at offset %d", p, i)
+			}
+			n, err := strconv.Atoi(p[i+1 : i+j])
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("path %q: bad index at offset %d", p, i)
+			}
+			steps = append(steps, n)
+			i += j + 1
+		case indexes:
+			return nil, fmt.Errorf("path %q: unexpected %q at offset %d (concrete paths use .field, [\"field\"] and [N] only)", p, p[i], i)
 		default:
 			return nil, fmt.Errorf("path %q: unexpected %q at offset %d (default paths use .field, .[\"field\"] and [] only)", p, p[i], i)
 		}
+	}
+	return steps, nil
+}
+
+// ParsePath parses the jq path subset used by default rules:
+// .name, ."quoted", ["quoted"] and [] (e.g. .spec.data[].remoteRef.nullBytePolicy).
+func ParsePath(p string) ([]Seg, error) {
+	steps, err := scan(p, false)
+	if err != nil {
+		return nil, err
+	}
+	segs := make([]Seg, len(steps))
+	for i, s := range steps {
+		name, ok := s.(string)
+		segs[i] = Seg{Name: name, Iter: !ok}
 	}
 	if len(segs) == 0 || segs[len(segs)-1].Iter {
 		return nil, fmt.Errorf("path %q must end in a field name", p)
 	}
 	return segs, nil
+}
+
+// ParseConcrete parses a concrete path as Path.String writes it:
+// .spec.data[0]["a/b"].x; "." is the whole object.
+func ParseConcrete(s string) (Path, error) {
+	if s == "." {
+		return Path{}, nil
+	}
+	steps, err := scan(s, true)
+	if err != nil {
+		return nil, err
+	}
+	for _, st := range steps {
+		if _, ok := st.(iter); ok {
+			return nil, fmt.Errorf("path %q: [] is not a concrete step; name an index", s)
+		}
+	}
+	return steps, nil
 }
 
 func quoted(s string) (string, int, error) {
@@ -119,9 +169,16 @@ func FormatPath(segs []Seg) string {
 	return b.String()
 }
 
-// ConcretePath renders a path of keys and list indexes the way filled
-// fields are reported: .spec.data[0].remoteRef.nullBytePolicy.
-func ConcretePath(p []any) string {
+// Path is a concrete path into an object: string keys and int list
+// indexes, as jq's path() yields.
+type Path []any
+
+// Child is p with one more step, in a new slice.
+func (p Path) Child(step any) Path { return append(p[:len(p):len(p)], step) }
+
+// String renders p the way filled fields are reported:
+// .spec.data[0].remoteRef.nullBytePolicy; "." for the whole object.
+func (p Path) String() string {
 	var b strings.Builder
 	for i, s := range p {
 		switch s := s.(type) {
@@ -141,9 +198,9 @@ func ConcretePath(p []any) string {
 	return b.String()
 }
 
-// Lookup follows a path of string keys and int indexes (as jq's path()
-// yields) and reports whether it exists; the value may be null.
-func Lookup(x any, p []any) (any, bool) {
+// Lookup follows p into x and reports whether it exists; the value may be
+// null.
+func (p Path) Lookup(x any) (any, bool) {
 	for _, s := range p {
 		switch s := s.(type) {
 		case string:
@@ -165,6 +222,19 @@ func Lookup(x any, p []any) (any, bool) {
 		}
 	}
 	return x, true
+}
+
+// HasPrefix reports whether p is q or lies below it.
+func (p Path) HasPrefix(q Path) bool {
+	if len(q) > len(p) {
+		return false
+	}
+	for i := range q {
+		if p[i] != q[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // Reach counts where the default path segs could apply in obj: parents is

@@ -210,9 +210,6 @@ func testCLI(t *testing.T, s *server, a *argo) {
 	}
 	for _, c := range errorCases {
 		t.Run("errors/"+c.name, func(t *testing.T) {
-			if c.args[0] == "profiles" {
-				requireFromCluster(t)
-			}
 			r := runBinary(t, c.stdin, c.args...)
 			if r.code != 1 || r.stdout != "" {
 				t.Fatalf("exit %d (want 1), stdout %q\nstderr:\n%s", r.code, r.stdout, r.stderr)
@@ -226,7 +223,6 @@ func testCLI(t *testing.T, s *server, a *argo) {
 	}
 
 	t.Run("extract/from-cluster", func(t *testing.T) {
-		requireFromCluster(t)
 		r := runBinary(t, "", append(append([]string{"profiles", "extract", "--from-cluster"}, kc...),
 			"--operator", "widgets", "--version", "1.0.0", "--group", "e2e.cmp-defaults.io")...)
 		if r.code != 0 {
@@ -258,7 +254,6 @@ func testCLI(t *testing.T, s *server, a *argo) {
 	})
 
 	t.Run("extract/usage", func(t *testing.T) {
-		requireFromCluster(t)
 		r := runBinary(t, "", "profiles", "extract", "--from-cluster", "--kubeconfig", s.kubeconfig, "--operator", "x", "--version", "1.0.0", "crds.yaml")
 		if r.code != 2 || !strings.Contains(r.stderr, "pass no CRD files") {
 			t.Errorf("files with --from-cluster: exit %d: %s", r.code, r.stderr)
@@ -268,16 +263,6 @@ func testCLI(t *testing.T, s *server, a *argo) {
 			t.Errorf("--kubeconfig without --from-cluster: exit %d: %s", r.code, r.stderr)
 		}
 	})
-}
-
-// requireFromCluster skips when the binary's 'profiles extract' has no
-// --from-cluster: the flag is added in profiles.go by wrapping the command
-// with withFromCluster (cmd/cmp-defaults/extract_cluster.go).
-func requireFromCluster(t *testing.T) {
-	t.Helper()
-	if r := runBinary(t, "", "profiles", "extract", "--help"); !strings.Contains(r.stdout, "--from-cluster") {
-		t.Skip("skipped: 'cmp-defaults profiles extract' has no --from-cluster yet; profilesCmd() in cmd/cmp-defaults/profiles.go must add c.withFromCluster(c.profilesExtract())")
-	}
 }
 
 func dropDescription(profile string) string {

@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -204,10 +203,4 @@ current-context: admin
 	}
 	t.Logf("kube-apiserver %s ready in %s", s.host, time.Since(start).Round(time.Millisecond))
 	return s
-}
-
-func ctxTimeout(t *testing.T, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
 }

@@ -1,6 +1,8 @@
-// Shared by test/e2e/cmp-v2 and test/e2e/cmp-v3: the two copies differ only in
-// the argo-cd module path (cmp-v2's sync_test.go checks it). Edit cmp-v3's copy,
-// then copy it to cmp-v2 with the path replaced.
+// Shared by test/e2e/cmp-v2 and test/e2e/cmp-v3. This file and e2e_test.go are
+// the one source: cmp-v2's copies are generated from them with the argo-cd
+// module path replaced ('go generate' in test/e2e/cmp-v2; its TestGenerated
+// fails when they are out of date). What differs between Argo CD releases is in
+// each module's argocd_test.go.
 //
 // The harness runs Argo CD's own CMP server (cmpserver) in-process with the
 // repository's plugin.yaml and a freshly built cmp-defaults on PATH, and talks
