@@ -96,7 +96,7 @@ func (c *cli) auditPluginSource(o *auditOptions, app *plugin.Application) ([]*au
 	}
 	cfg, err := plugin.FromEnv(env, dir.Dir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("Application %s, spec.source.plugin: %v", app.Name, err)
+		return nil, nil, fmt.Errorf("the plugin settings of Application %s (spec.source.plugin): %v", app.Name, err)
 	}
 	cfg.RepoRoot = dir.RepoRoot
 	oc := o.common

@@ -57,7 +57,7 @@ func Run(ctx context.Context, cl *cluster.Client, e *defaults.Engine, res []*ope
 	raw := make([]map[string]any, len(objs))
 	fills := make([]map[string]cluster.FilledField, len(objs))
 	for i, ob := range objs {
-		raw[i] = copyJSON(ob.Data).(map[string]any)
+		raw[i] = manifest.MapLeaves(ob.Data, func(v any) any { return v }).(map[string]any)
 		err := e.FillObject(ob, func(f defaults.Filled) {
 			if fills[i] == nil {
 				fills[i] = map[string]cluster.FilledField{}
@@ -150,24 +150,6 @@ func BuiltInGroup(apiVersion string) bool {
 		return false
 	}
 	return strings.HasSuffix(group, ".k8s.io")
-}
-
-func copyJSON(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = copyJSON(e)
-		}
-		return m
-	case []any:
-		s := make([]any, len(x))
-		for i, e := range x {
-			s[i] = copyJSON(e)
-		}
-		return s
-	}
-	return v
 }
 
 // WriteJSON writes the report as JSON.
