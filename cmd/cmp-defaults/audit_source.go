@@ -93,7 +93,7 @@ func (c *cli) auditPluginSource(o *auditOptions, app *plugin.Application) ([]*au
 	}
 	cfg, err := plugin.FromEnv(env, abs)
 	if err != nil {
-		return nil, nil, fmt.Errorf("Application %s, spec.source.plugin: %v", app.Name, err)
+		return nil, nil, fmt.Errorf("the plugin settings of Application %s (spec.source.plugin): %v", app.Name, err)
 	}
 	cfg.RepoRoot = o.repoRoot
 	if cfg.RepoRoot == "" {
