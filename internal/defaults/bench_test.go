@@ -138,3 +138,22 @@ func BenchmarkFillRatio(b *testing.B) {
 	b.ReportMetric(float64(base.Nanoseconds())/float64(b.N)/10000, "base-ns/object")
 	b.ReportMetric(float64(fill.Nanoseconds())/float64(b.N)/10000, "fill-ns/object")
 }
+
+// BenchmarkLoadResolveCompileLarge is the start-up cost with the largest
+// shipped profile selected (prometheus-operator 0.93.0, 1,328 defaults).
+func BenchmarkLoadResolveCompileLarge(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		st, err := operators.Load(operators.LoadOptions{Embedded: profiles.FS})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := st.Resolve("prometheus-operator", "v0.93.0", true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Compile([]*operators.Resolution{r}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -146,14 +146,16 @@ func Compile(res []*operators.Resolution, file func(op, version string) (string,
 }
 
 func compileResource(rs *operators.Resource, o *Origin) (*kindRules, error) {
-	maps := map[string]bool{}
-	for _, m := range rs.Maps {
-		maps[m] = true
-	}
+	maps := operators.ParseMaps(rs.Maps)
 	kr := &kindRules{root: &node{}}
 	// Properties are found through a map while the tree is built and
 	// sorted once at the end: linear in the number of rules.
-	index := map[*node]map[string]*prop{}
+	type propKey struct {
+		n    *node
+		name string
+	}
+	index := make(map[propKey]*prop, len(rs.Defaults))
+	parents := map[*node]bool{}
 	for i := range rs.Defaults {
 		d := &rs.Defaults[i]
 		segs, err := operators.ParsePath(d.Path)
@@ -164,7 +166,7 @@ func compileResource(rs *operators.Resource, o *Origin) (*kindRules, error) {
 		for j, s := range segs {
 			last := j == len(segs)-1
 			switch {
-			case s.Iter && maps[operators.FormatPath(segs[:j])]:
+			case s.Iter && maps.Has(segs[:j]):
 				if n.values == nil {
 					n.values = &node{}
 				}
@@ -175,14 +177,13 @@ func compileResource(rs *operators.Resource, o *Origin) (*kindRules, error) {
 				}
 				n = n.items
 			default:
-				if index[n] == nil {
-					index[n] = map[string]*prop{}
-				}
-				p := index[n][s.Name]
+				k := propKey{n, s.Name}
+				p := index[k]
 				if p == nil {
 					p = &prop{name: s.Name, child: &node{}}
 					n.props = append(n.props, p)
-					index[n][s.Name] = p
+					index[k] = p
+					parents[n] = true
 				}
 				if last {
 					p.def, p.hasDef, p.nullable = d.Value, true, d.Nullable
@@ -193,7 +194,7 @@ func compileResource(rs *operators.Resource, o *Origin) (*kindRules, error) {
 			}
 		}
 	}
-	for n := range index {
+	for n := range parents {
 		sort.Slice(n.props, func(a, b int) bool { return n.props[a].name < n.props[b].name })
 	}
 	for i := range rs.Mutations {
