@@ -158,7 +158,7 @@ func compileResource(rs *operators.Resource, o *Origin) (*kindRules, error) {
 	parents := map[*node]bool{}
 	for i := range rs.Defaults {
 		d := &rs.Defaults[i]
-		segs, err := operators.ParsePath(d.Path)
+		segs, err := d.Segs()
 		if err != nil {
 			return nil, err
 		}

@@ -116,6 +116,21 @@ type Default struct {
 	Value    any    `yaml:"value" json:"value"`
 
 	Line int `yaml:"-" json:"-"`
+
+	// segs is Path parsed while the profile was validated, so that
+	// compiling it does not parse it again; parsed says from which Path.
+	segs   []Seg
+	parsed string
+}
+
+// Segs is the default's path parsed (ParsePath): kept from validation
+// when the profile was read from a file, parsed now otherwise. It only
+// reads d, so compiling a profile on several goroutines is safe.
+func (d *Default) Segs() ([]Seg, error) {
+	if d.segs != nil && d.parsed == d.Path {
+		return d.segs, nil
+	}
+	return ParsePath(d.Path)
 }
 
 // Mutation is a known mutating-webhook default, written by hand.
@@ -291,6 +306,7 @@ func validateResource(file string, rn *yaml.Node, r *Resource) error {
 			if err != nil {
 				return &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: err.Error()}
 			}
+			d.segs, d.parsed = segs, d.Path
 			if paths[d.Path] {
 				return &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: "path is listed twice"}
 			}
