@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/itchyny/gojq"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -82,7 +83,9 @@ type mutation struct {
 }
 
 type kindRules struct {
-	root      *node
+	// tree is the kind's schema defaults, built on its first use: a run
+	// fills a few kinds of a profile that may describe dozens.
+	tree      func() *node
 	mutations []*mutation
 }
 
@@ -135,7 +138,7 @@ func Compile(res []*operators.Resolution, file func(op, version string) (string,
 			k := kindKey{rs.APIVersion(), rs.Kind}
 			if prev := e.kinds[k]; prev != nil {
 				if len(rs.Defaults) == 0 {
-					kr.root = prev.root
+					kr.tree = prev.tree
 				}
 				kr.mutations = append(prev.mutations, kr.mutations...)
 			}
@@ -145,9 +148,37 @@ func Compile(res []*operators.Resolution, file func(op, version string) (string,
 	return e, nil
 }
 
+// compileResource checks the resource's paths and compiles its mutations
+// now; the defaults tree is built when the kind is first filled.
 func compileResource(rs *operators.Resource, o *Origin) (*kindRules, error) {
+	segs := make([][]operators.Seg, len(rs.Defaults))
+	for i := range rs.Defaults {
+		var err error
+		if segs[i], err = rs.Defaults[i].Segs(); err != nil {
+			return nil, err
+		}
+	}
+	kr := &kindRules{tree: sync.OnceValue(func() *node { return buildTree(rs, segs, o) })}
+	for i := range rs.Mutations {
+		m := &rs.Mutations[i]
+		code, err := operators.CompileJQ(m.Path, true)
+		if err != nil {
+			return nil, err
+		}
+		mu := &mutation{path: m.Path, code: code, value: m.Value, line: m.Line, origin: o}
+		if m.When != "" {
+			if mu.when, err = operators.CompileJQ(m.When, false); err != nil {
+				return nil, err
+			}
+		}
+		kr.mutations = append(kr.mutations, mu)
+	}
+	return kr, nil
+}
+
+// buildTree builds the defaults tree of a resource whose paths are segs.
+func buildTree(rs *operators.Resource, segs [][]operators.Seg, o *Origin) *node {
 	maps := operators.ParseMaps(rs.Maps)
-	kr := &kindRules{root: &node{}}
 	// Properties are found through a map while the tree is built and
 	// sorted once at the end: linear in the number of rules.
 	type propKey struct {
@@ -156,13 +187,11 @@ func compileResource(rs *operators.Resource, o *Origin) (*kindRules, error) {
 	}
 	index := make(map[propKey]*prop, len(rs.Defaults))
 	parents := map[*node]bool{}
+	root := &node{}
 	for i := range rs.Defaults {
 		d := &rs.Defaults[i]
-		segs, err := d.Segs()
-		if err != nil {
-			return nil, err
-		}
-		n := kr.root
+		segs := segs[i]
+		n := root
 		for j, s := range segs {
 			last := j == len(segs)-1
 			switch {
@@ -197,21 +226,7 @@ func compileResource(rs *operators.Resource, o *Origin) (*kindRules, error) {
 	for n := range parents {
 		sort.Slice(n.props, func(a, b int) bool { return n.props[a].name < n.props[b].name })
 	}
-	for i := range rs.Mutations {
-		m := &rs.Mutations[i]
-		code, err := operators.CompileJQ(m.Path, true)
-		if err != nil {
-			return nil, err
-		}
-		mu := &mutation{path: m.Path, code: code, value: m.Value, line: m.Line, origin: o}
-		if m.When != "" {
-			if mu.when, err = operators.CompileJQ(m.When, false); err != nil {
-				return nil, err
-			}
-		}
-		kr.mutations = append(kr.mutations, mu)
-	}
-	return kr, nil
+	return root
 }
 
 // Covers reports whether any selected profile has rules for the kind.
@@ -229,7 +244,7 @@ func (e *Engine) Fill(obj map[string]any, record func(Filled)) error {
 		return nil
 	}
 	w := &walk{record: record}
-	if err := w.apply(obj, kr.root); err != nil {
+	if err := w.apply(obj, kr.tree()); err != nil {
 		return err
 	}
 	if len(kr.mutations) == 0 {
@@ -241,7 +256,7 @@ func (e *Engine) Fill(obj map[string]any, record func(Filled)) error {
 		return err
 	}
 	w.path = w.path[:0]
-	return w.apply(obj, kr.root)
+	return w.apply(obj, kr.tree())
 }
 
 type walk struct {
