@@ -16,12 +16,17 @@ import (
 func stream(n int) []byte { return benchdata.Stream(n) }
 
 func benchEngine(b *testing.B) *Engine {
+	return benchEngineOf(b, [2]string{"external-secrets", "v2.5.0"}, [2]string{"cert-manager", "v1.19.0"})
+}
+
+// benchEngineOf loads the shipped profiles, resolves refs and compiles them.
+func benchEngineOf(b *testing.B, refs ...[2]string) *Engine {
 	st, err := operators.Load(operators.LoadOptions{Embedded: profiles.FS})
 	if err != nil {
 		b.Fatal(err)
 	}
 	var res []*operators.Resolution
-	for _, ref := range [][2]string{{"external-secrets", "v2.5.0"}, {"cert-manager", "v1.19.0"}} {
+	for _, ref := range refs {
 		r, err := st.Resolve(ref[0], ref[1], true)
 		if err != nil {
 			b.Fatal(err)
@@ -137,4 +142,13 @@ func BenchmarkFillRatio(b *testing.B) {
 	b.ReportMetric(float64(fill)/float64(base), "ratio")
 	b.ReportMetric(float64(base.Nanoseconds())/float64(b.N)/10000, "base-ns/object")
 	b.ReportMetric(float64(fill.Nanoseconds())/float64(b.N)/10000, "fill-ns/object")
+}
+
+// BenchmarkLoadResolveCompileLarge is the start-up cost with the largest
+// shipped profile selected (prometheus-operator 0.93.0, 1,328 defaults).
+func BenchmarkLoadResolveCompileLarge(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		benchEngineOf(b, [2]string{"prometheus-operator", "v0.93.0"})
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/itchyny/gojq"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -82,7 +83,9 @@ type mutation struct {
 }
 
 type kindRules struct {
-	root      *node
+	// tree is the kind's schema defaults, built on its first use: a run
+	// fills a few kinds of a profile that may describe dozens.
+	tree      func() *node
 	mutations []*mutation
 }
 
@@ -135,7 +138,7 @@ func Compile(res []*operators.Resolution, file func(op, version string) (string,
 			k := kindKey{rs.APIVersion(), rs.Kind}
 			if prev := e.kinds[k]; prev != nil {
 				if len(rs.Defaults) == 0 {
-					kr.root = prev.root
+					kr.tree = prev.tree
 				}
 				kr.mutations = append(prev.mutations, kr.mutations...)
 			}
@@ -145,57 +148,17 @@ func Compile(res []*operators.Resolution, file func(op, version string) (string,
 	return e, nil
 }
 
+// compileResource checks the resource's paths and compiles its mutations
+// now; the defaults tree is built when the kind is first filled.
 func compileResource(rs *operators.Resource, o *Origin) (*kindRules, error) {
-	maps := map[string]bool{}
-	for _, m := range rs.Maps {
-		maps[m] = true
-	}
-	kr := &kindRules{root: &node{}}
-	// Properties are found through a map while the tree is built and
-	// sorted once at the end: linear in the number of rules.
-	index := map[*node]map[string]*prop{}
+	segs := make([][]operators.Seg, len(rs.Defaults))
 	for i := range rs.Defaults {
-		d := &rs.Defaults[i]
-		segs, err := operators.ParsePath(d.Path)
-		if err != nil {
+		var err error
+		if segs[i], err = rs.Defaults[i].Segs(); err != nil {
 			return nil, err
 		}
-		n := kr.root
-		for j, s := range segs {
-			last := j == len(segs)-1
-			switch {
-			case s.Iter && maps[operators.FormatPath(segs[:j])]:
-				if n.values == nil {
-					n.values = &node{}
-				}
-				n = n.values
-			case s.Iter:
-				if n.items == nil {
-					n.items = &node{}
-				}
-				n = n.items
-			default:
-				if index[n] == nil {
-					index[n] = map[string]*prop{}
-				}
-				p := index[n][s.Name]
-				if p == nil {
-					p = &prop{name: s.Name, child: &node{}}
-					n.props = append(n.props, p)
-					index[n][s.Name] = p
-				}
-				if last {
-					p.def, p.hasDef, p.nullable = d.Value, true, d.Nullable
-					p.rule = &rule{path: d.Path, typ: d.Type, line: d.Line, origin: o}
-					p.child.leafType = d.Type
-				}
-				n = p.child
-			}
-		}
 	}
-	for n := range index {
-		sort.Slice(n.props, func(a, b int) bool { return n.props[a].name < n.props[b].name })
-	}
+	kr := &kindRules{tree: sync.OnceValue(func() *node { return buildTree(rs, segs, o) })}
 	for i := range rs.Mutations {
 		m := &rs.Mutations[i]
 		code, err := operators.CompileJQ(m.Path, true)
@@ -213,6 +176,59 @@ func compileResource(rs *operators.Resource, o *Origin) (*kindRules, error) {
 	return kr, nil
 }
 
+// buildTree builds the defaults tree of a resource whose paths are segs.
+func buildTree(rs *operators.Resource, segs [][]operators.Seg, o *Origin) *node {
+	maps := operators.ParseMaps(rs.Maps)
+	// Properties are found through a map while the tree is built and
+	// sorted once at the end: linear in the number of rules.
+	type propKey struct {
+		n    *node
+		name string
+	}
+	index := make(map[propKey]*prop, len(rs.Defaults))
+	parents := map[*node]bool{}
+	root := &node{}
+	for i := range rs.Defaults {
+		d := &rs.Defaults[i]
+		segs := segs[i]
+		n := root
+		for j, s := range segs {
+			last := j == len(segs)-1
+			switch {
+			case s.Iter && maps.Has(segs[:j]):
+				if n.values == nil {
+					n.values = &node{}
+				}
+				n = n.values
+			case s.Iter:
+				if n.items == nil {
+					n.items = &node{}
+				}
+				n = n.items
+			default:
+				k := propKey{n, s.Name}
+				p := index[k]
+				if p == nil {
+					p = &prop{name: s.Name, child: &node{}}
+					n.props = append(n.props, p)
+					index[k] = p
+					parents[n] = true
+				}
+				if last {
+					p.def, p.hasDef, p.nullable = d.Value, true, d.Nullable
+					p.rule = &rule{path: d.Path, typ: d.Type, line: d.Line, origin: o}
+					p.child.leafType = d.Type
+				}
+				n = p.child
+			}
+		}
+	}
+	for n := range parents {
+		sort.Slice(n.props, func(a, b int) bool { return n.props[a].name < n.props[b].name })
+	}
+	return root
+}
+
 // Covers reports whether any selected profile has rules for the kind.
 func (e *Engine) Covers(apiVersion, kind string) bool {
 	return e.kinds[kindKey{apiVersion, kind}] != nil
@@ -228,7 +244,7 @@ func (e *Engine) Fill(obj map[string]any, record func(Filled)) error {
 		return nil
 	}
 	w := &walk{record: record}
-	if err := w.apply(obj, kr.root); err != nil {
+	if err := w.apply(obj, kr.tree()); err != nil {
 		return err
 	}
 	if len(kr.mutations) == 0 {
@@ -240,7 +256,7 @@ func (e *Engine) Fill(obj map[string]any, record func(Filled)) error {
 		return err
 	}
 	w.path = w.path[:0]
-	return w.apply(obj, kr.root)
+	return w.apply(obj, kr.tree())
 }
 
 type walk struct {

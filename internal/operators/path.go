@@ -2,6 +2,7 @@ package operators
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -13,22 +14,35 @@ type Seg struct {
 	Iter bool
 }
 
-// iter is the [] step while a path is scanned.
-type iter struct{}
+// step is one scanned step of a path: a name, an index or [].
+type step struct {
+	name  string
+	index int
+	kind  stepKind
+}
 
-// scan splits a jq path into steps: a name (string), an index (int, when
-// indexes is set) or iter. It accepts .name, ."quoted", .["quoted"],
-// ["quoted"], [] and [3]; what a step may be is up to the caller.
-func scan(p string, indexes bool) ([]any, error) {
+type stepKind uint8
+
+const (
+	stepName stepKind = iota
+	stepIndex
+	stepIter
+)
+
+// scan splits a jq path into steps: a name, an index (when indexes is set)
+// or []. It accepts .name, ."quoted", .["quoted"], ["quoted"], [] and [3];
+// what a step may be is up to the caller. Steps are typed rather than
+// boxed: profiles hold thousands of paths, parsed on every run.
+func scan(p string, indexes bool) ([]step, error) {
 	if !strings.HasPrefix(p, ".") {
 		return nil, fmt.Errorf("path %q must start with '.'", p)
 	}
-	var steps []any
+	steps := make([]step, 0, strings.Count(p, ".")+strings.Count(p, "["))
 	i := 0
 	for i < len(p) {
 		switch {
 		case strings.HasPrefix(p[i:], "[]"):
-			steps = append(steps, iter{})
+			steps = append(steps, step{kind: stepIter})
 			i += 2
 		case strings.HasPrefix(p[i:], `["`) || strings.HasPrefix(p[i:], `.["`):
 			if p[i] == '.' {
@@ -38,14 +52,14 @@ func scan(p string, indexes bool) ([]any, error) {
 			if err != nil || !strings.HasPrefix(p[i+1+n:], "]") {
 				return nil, fmt.Errorf("path %q: bad [\"...\"] at offset %d", p, i)
 			}
-			steps = append(steps, s)
+			steps = append(steps, step{name: s})
 			i += 1 + n + 1
 		case strings.HasPrefix(p[i:], `."`):
 			s, n, err := quoted(p[i+1:])
 			if err != nil {
 				return nil, fmt.Errorf("path %q: bad quoted name at offset %d", p, i)
 			}
-			steps = append(steps, s)
+			steps = append(steps, step{name: s})
 			i += 1 + n
 		case p[i] == '.':
 			j := i + 1
@@ -58,7 +72,7 @@ func scan(p string, indexes bool) ([]any, error) {
 				}
 				return nil, fmt.Errorf("path %q: expected a field name at offset %d", p, i+1)
 			}
-			steps = append(steps, p[i+1:j])
+			steps = append(steps, step{name: p[i+1 : j]})
 			i = j
 		case indexes && p[i] == '[':
 			j := strings.IndexByte(p[i:], ']')
@@ -69,7 +83,7 @@ func scan(p string, indexes bool) ([]any, error) {
 			if err != nil || n < 0 {
 				return nil, fmt.Errorf("path %q: bad index at offset %d", p, i)
 			}
-			steps = append(steps, n)
+			steps = append(steps, step{index: n, kind: stepIndex})
 			i += j + 1
 		case indexes:
 			return nil, fmt.Errorf("path %q: unexpected %q at offset %d (concrete paths use .field, [\"field\"] and [N] only)", p, p[i], i)
@@ -89,8 +103,7 @@ func ParsePath(p string) ([]Seg, error) {
 	}
 	segs := make([]Seg, len(steps))
 	for i, s := range steps {
-		name, ok := s.(string)
-		segs[i] = Seg{Name: name, Iter: !ok}
+		segs[i] = Seg{Name: s.name, Iter: s.kind == stepIter}
 	}
 	if len(segs) == 0 || segs[len(segs)-1].Iter {
 		return nil, fmt.Errorf("path %q must end in a field name", p)
@@ -108,12 +121,18 @@ func ParseConcrete(s string) (Path, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, st := range steps {
-		if _, ok := st.(iter); ok {
+	path := make(Path, len(steps))
+	for i, st := range steps {
+		switch st.kind {
+		case stepIter:
 			return nil, fmt.Errorf("path %q: [] is not a concrete step; name an index", s)
+		case stepIndex:
+			path[i] = st.index
+		default:
+			path[i] = st.name
 		}
 	}
-	return steps, nil
+	return path, nil
 }
 
 func quoted(s string) (string, int, error) {
@@ -277,4 +296,45 @@ func Reach(obj any, segs []Seg) (parents, set int) {
 	}
 	walk(obj, segs)
 	return parents, set
+}
+
+// MapPaths is a resource's maps list, parsed once, for asking whether a
+// prefix of a default path is one of them without formatting the prefix.
+// Entries stay in the order of the list.
+type MapPaths []mapPath
+
+type mapPath struct {
+	segs []Seg
+	ok   bool
+}
+
+// ParseMaps parses maps; a path that does not parse, or is not written the
+// way FormatPath writes it, matches no prefix (as a string comparison with
+// FormatPath would not).
+func ParseMaps(maps []string) MapPaths {
+	out := make(MapPaths, len(maps))
+	for i, m := range maps {
+		segs, err := parseContainerPath(m)
+		out[i] = mapPath{segs: segs, ok: err == nil && FormatPath(segs) == m}
+	}
+	return out
+}
+
+// Has reports whether prefix is one of the maps.
+func (m MapPaths) Has(prefix []Seg) bool {
+	for _, mp := range m {
+		if mp.ok && slices.Equal(mp.segs, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// mark sets used[i] for every entry i equal to prefix.
+func (m MapPaths) mark(prefix []Seg, used []bool) {
+	for i, mp := range m {
+		if mp.ok && slices.Equal(mp.segs, prefix) {
+			used[i] = true
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/itchyny/gojq"
 	"go.yaml.in/yaml/v3"
@@ -115,6 +116,21 @@ type Default struct {
 	Value    any    `yaml:"value" json:"value"`
 
 	Line int `yaml:"-" json:"-"`
+
+	// segs is Path parsed while the profile was validated, so that
+	// compiling it does not parse it again; parsed says from which Path.
+	segs   []Seg
+	parsed string
+}
+
+// Segs is the default's path parsed (ParsePath): kept from validation
+// when the profile was read from a file, parsed now otherwise. It only
+// reads d, so compiling a profile on several goroutines is safe.
+func (d *Default) Segs() ([]Seg, error) {
+	if d.segs != nil && d.parsed == d.Path {
+		return d.segs, nil
+	}
+	return ParsePath(d.Path)
 }
 
 // Mutation is a known mutating-webhook default, written by hand.
@@ -268,15 +284,14 @@ func ParseProfile(file string, data []byte) (*Profile, error) {
 }
 
 func validateResource(file string, rn *yaml.Node, r *Resource) error {
-	maps := map[string]bool{}
 	for _, m := range r.Maps {
 		if _, err := parseContainerPath(m); err != nil {
 			return &LintError{File: file, Line: rn.Line, Msg: "maps: " + err.Error()}
 		}
-		maps[m] = true
 	}
-	used := map[string]bool{}
-	paths := map[string]bool{}
+	maps := ParseMaps(r.Maps)
+	used := make([]bool, len(maps))
+	paths := make(map[string]bool, len(r.Defaults))
 	if dn := valueOf(rn, "defaults"); dn != nil {
 		if err := sameLength(file, dn, len(r.Defaults), "defaults"); err != nil {
 			return err
@@ -291,13 +306,16 @@ func validateResource(file string, rn *yaml.Node, r *Resource) error {
 			if err != nil {
 				return &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: err.Error()}
 			}
+			d.segs, d.parsed = segs, d.Path
 			if paths[d.Path] {
 				return &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: "path is listed twice"}
 			}
 			paths[d.Path] = true
-			for j, s := range segs {
-				if s.Iter {
-					used[FormatPath(segs[:j])] = true
+			if len(maps) > 0 {
+				for j, s := range segs {
+					if s.Iter {
+						maps.mark(segs[:j], used)
+					}
 				}
 			}
 			if valueOf(n, "value") == nil {
@@ -313,8 +331,8 @@ func validateResource(file string, rn *yaml.Node, r *Resource) error {
 			}
 		}
 	}
-	for m := range maps {
-		if !used[m] {
+	for i, m := range r.Maps {
+		if !used[i] {
 			return &LintError{File: file, Line: rn.Line, Msg: fmt.Sprintf("maps: %s is followed by [] in no default path", m)}
 		}
 	}
@@ -508,6 +526,18 @@ func short(v any) string {
 // normalize turns a YAML-decoded value into the JSON value types objects
 // use (int64, float64, string, bool, []any, map[string]any).
 func normalize(v any) (any, error) {
+	// Most defaults are plain scalars: they come out of the JSON round
+	// trip as they went in (ints as int64), so skip it for them.
+	switch x := v.(type) {
+	case bool:
+		return x, nil
+	case int:
+		return int64(x), nil
+	case string:
+		if utf8.ValidString(x) {
+			return x, nil
+		}
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
