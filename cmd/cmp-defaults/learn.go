@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/learn"
-	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
 
 type learnOptions struct {
@@ -99,15 +98,9 @@ func learnedAt(flag string) (string, error) {
 }
 
 func (c *cli) runLearn(ctx context.Context, o *learnOptions, args []string) error {
-	if o.as == "" {
-		return usagef("learn needs --as NAME@VERSION: the operator name and version the learned profile is selected by (e.g. prod-webhooks@2026.12.1)")
-	}
-	name, version, err := operators.ParseRef(o.as)
+	name, version, err := learn.ParseAs(o.as)
 	if err != nil {
-		return usageError{fmt.Errorf("--as: %v", err)}
-	}
-	if _, err := operators.Extract(name, version, nil); err != nil {
-		return usageError{fmt.Errorf("--as: %v", err)}
+		return usageError{err}
 	}
 	if o.fieldManager == "" {
 		return usagef("--field-manager must not be empty")
@@ -120,10 +113,8 @@ func (c *cli) runLearn(ctx context.Context, o *learnOptions, args []string) erro
 	if err != nil {
 		return err
 	}
-	for _, r := range res {
-		if r.Operator == name {
-			return usagef("--as %s names the selected operator %s: learn under another name (the learned profile is selected next to it)", o.as, r.Ref())
-		}
+	if err := learn.Selectable(o.as, name, res); err != nil {
+		return usageError{err}
 	}
 	if len(res) == 0 {
 		fmt.Fprintln(c.errw, "Warning: no --operator selected: CRD schema defaults the cluster adds are learned as mutations too; select the operators' releases to learn only what the webhooks add")

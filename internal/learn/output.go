@@ -72,3 +72,29 @@ func Encode(p *operators.Profile, asJSON bool) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// ParseAs reads --as NAME@VERSION, the release the learned profile is
+// selected by.
+func ParseAs(as string) (name, version string, err error) {
+	if as == "" {
+		return "", "", fmt.Errorf("learn needs --as NAME@VERSION: the operator name and version the learned profile is selected by (e.g. prod-webhooks@2026.12.1)")
+	}
+	if name, version, err = operators.ParseRef(as); err != nil {
+		return "", "", fmt.Errorf("--as: %v", err)
+	}
+	if _, err := operators.Extract(name, version, nil); err != nil {
+		return "", "", fmt.Errorf("--as: %v", err)
+	}
+	return name, version, nil
+}
+
+// Selectable checks that the learned profile, operator name, can be
+// selected next to the releases res (as gives it as the user wrote it).
+func Selectable(as, name string, res []*operators.Resolution) error {
+	for _, r := range res {
+		if r.Operator == name {
+			return fmt.Errorf("--as %s names the selected operator %s: learn under another name (the learned profile is selected next to it)", as, r.Ref())
+		}
+	}
+	return nil
+}

@@ -57,3 +57,22 @@ func TestWrite(t *testing.T) {
 		t.Errorf("no objects: %v, stdout %q", err, out.String())
 	}
 }
+
+func TestParseAs(t *testing.T) {
+	name, version, err := ParseAs("prod-webhooks@2026.12.1")
+	if err != nil || name != "prod-webhooks" || !strings.HasSuffix(version, "2026.12.1") {
+		t.Errorf("ParseAs = %q, %q, %v", name, version, err)
+	}
+	for _, as := range []string{"", "prod-webhooks", "Bad_Name@1.0.0"} {
+		if _, _, err := ParseAs(as); err == nil {
+			t.Errorf("ParseAs(%q): no error", as)
+		}
+	}
+	res := []*operators.Resolution{{Operator: "prod-webhooks", Requested: "v1.0.0"}}
+	if err := Selectable("prod-webhooks@2.0.0", "prod-webhooks", res); err == nil || !strings.Contains(err.Error(), "names the selected operator prod-webhooks@v1.0.0") {
+		t.Errorf("Selectable: %v", err)
+	}
+	if err := Selectable("other@1.0.0", "other", res); err != nil {
+		t.Error(err)
+	}
+}
