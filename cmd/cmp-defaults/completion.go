@@ -1,11 +1,10 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/catalog"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/profiles"
 )
@@ -69,33 +68,16 @@ func completeOperators(dirs []string, toComplete string, withRelease bool) ([]st
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	// Repeated values may be comma-separated: complete the last one.
-	prefix := ""
-	if i := strings.LastIndexByte(toComplete, ','); i >= 0 {
-		prefix, toComplete = toComplete[:i+1], toComplete[i+1:]
-	}
-	if name, _, ok := strings.Cut(toComplete, "@"); ok && withRelease {
-		rels, err := st.Releases(name)
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		var out []string
-		for i := len(rels) - 1; i >= 0; i-- {
-			out = append(out, prefix+name+"@"+strings.TrimPrefix(rels[i].Version, "v"))
-		}
-		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveKeepOrder
-	}
-	var out []string
-	for _, n := range st.Operators() {
-		if withRelease {
-			out = append(out, prefix+n+"@")
-		} else {
-			out = append(out, n)
-		}
+	comp, err := catalog.Complete(st, toComplete, withRelease)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	d := cobra.ShellCompDirectiveNoFileComp
-	if withRelease {
+	if comp.Releases {
+		d |= cobra.ShellCompDirectiveKeepOrder
+	}
+	if comp.Partial {
 		d |= cobra.ShellCompDirectiveNoSpace
 	}
-	return out, d
+	return comp.Values, d
 }

@@ -2,12 +2,8 @@ package main
 
 import (
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/diff"
-	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
-	"github.com/cmp-defaults/cmp-defaults/internal/operators"
-	"github.com/cmp-defaults/cmp-defaults/internal/report"
 )
 
 func (c *cli) diffReleasesCmd() *cobra.Command {
@@ -31,16 +27,8 @@ mistakes.`,
   helm template my-chart | cmp-defaults diff-releases cert-manager@1.19.0 cert-manager@1.19.1 - -o json`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			na, _, err := operators.ParseRef(args[0])
-			if err != nil {
+			if err := diff.SameOperator(args[0], args[1]); err != nil {
 				return usageError{err}
-			}
-			nb, _, err := operators.ParseRef(args[1])
-			if err != nil {
-				return usageError{err}
-			}
-			if na != nb {
-				return usagef("compare two releases of one operator, e.g. %s@A %s@B; got %s and %s", na, na, na, nb)
 			}
 			ea, ra, err := c.engineFor(&o, args[:1])
 			if err != nil {
@@ -50,39 +38,27 @@ mistakes.`,
 			if err != nil {
 				return err
 			}
-			inputs := args[2:]
-			if len(inputs) == 0 {
-				d := diff.Profiles(ra[0], rb[0])
-				if err := c.writeDiff(o.output.json(), d, func() { diff.WriteProfiles(c.out, d) }); err != nil {
+			var rep interface {
+				printable
+				Changed() bool
+			}
+			if inputs := args[2:]; len(inputs) == 0 {
+				rep = diff.Profiles(ra[0], rb[0])
+			} else {
+				// Directories are rendered (plain, Helm, Kustomize) with
+				// default settings, as by fill.
+				objs, err := c.inputs().All(inputs)
+				if err != nil {
 					return err
 				}
-				if d.Count() > 0 {
-					return foundError{}
+				if rep, err = diff.Fill(ea, eb, ra[0], rb[0], objs); err != nil {
+					return err
 				}
-				return nil
 			}
-			// Directories are rendered (plain, Helm, Kustomize) with
-			// default settings, as by fill.
-			objs, err := c.inputs().All(inputs)
-			if err != nil {
+			if err := c.print(&o.output, rep); err != nil {
 				return err
 			}
-			other := make([]manifest.Object, len(objs))
-			for i, ob := range objs {
-				other[i] = ob
-				other[i].Data = runtime.DeepCopyJSON(ob.Data)
-			}
-			if err := ea.FillAll(objs, nil); err != nil {
-				return err
-			}
-			if err := eb.FillAll(other, nil); err != nil {
-				return err
-			}
-			rep := &diff.ObjectsReport{From: diff.NewRelease(ra[0]), To: diff.NewRelease(rb[0]), Total: len(objs), Objects: diff.Objects(objs, other)}
-			if err := c.writeDiff(o.output.json(), rep, func() { diff.WriteObjects(c.out, rep) }); err != nil {
-				return err
-			}
-			if len(rep.Objects) > 0 {
+			if rep.Changed() {
 				return foundError{}
 			}
 			return nil
@@ -94,12 +70,4 @@ mistakes.`,
 	addOutput(cmd, &o.output, "output format", "text", "json")
 	c.addSourceFlags(cmd)
 	return cmd
-}
-
-func (c *cli) writeDiff(asJSON bool, v any, text func()) error {
-	if asJSON {
-		return report.WriteJSON(c.out, v)
-	}
-	text()
-	return nil
 }

@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
+	"github.com/cmp-defaults/cmp-defaults/internal/catalog"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
-	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 )
 
 // fromClusterFlags are the flags 'profiles extract' gains for reading CRDs
@@ -28,19 +25,10 @@ func (c *cli) extractFromCluster(ctx context.Context, fc *fromClusterFlags, op, 
 	if _, err := operators.Extract(op, ver, nil); err != nil {
 		return err
 	}
-	cl, err := cluster.Connect(ctx, fc.cluster.options())
+	crds, err := catalog.CRDsFromCluster(ctx, fc.cluster.options(), fc.groups)
 	if err != nil {
 		return err
 	}
-	sel, missing, err := cl.CRDsOf(ctx, fc.groups)
-	if err != nil {
-		return err
-	}
-	for _, g := range missing {
-		fmt.Fprintf(c.errw, "Warning: the cluster has no CustomResourceDefinition of group %s\n", g)
-	}
-	if len(plugin.SplitList(fc.groups...)) == 0 {
-		fmt.Fprintf(c.errw, "Warning: no --group: the profile covers every CRD of the cluster (groups %s)\n", strings.Join(sel.Groups, ", "))
-	}
-	return c.writeExtracted(op, ver, sel.CRDs, fmt.Sprintf("--from-cluster from %d CRD(s) of %s", len(sel.CRDs), cl.Host), dir)
+	c.warn(crds.Warnings)
+	return c.writeExtracted(op, ver, crds, dir)
 }

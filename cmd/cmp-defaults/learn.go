@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/learn"
-	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
 
 type learnOptions struct {
@@ -100,15 +98,9 @@ func learnedAt(flag string) (string, error) {
 }
 
 func (c *cli) runLearn(ctx context.Context, o *learnOptions, args []string) error {
-	if o.as == "" {
-		return usagef("learn needs --as NAME@VERSION: the operator name and version the learned profile is selected by (e.g. prod-webhooks@2026.12.1)")
-	}
-	name, version, err := operators.ParseRef(o.as)
+	name, version, err := learn.ParseAs(o.as)
 	if err != nil {
-		return usageError{fmt.Errorf("--as: %v", err)}
-	}
-	if _, err := operators.Extract(name, version, nil); err != nil {
-		return usageError{fmt.Errorf("--as: %v", err)}
+		return usageError{err}
 	}
 	if o.fieldManager == "" {
 		return usagef("--field-manager must not be empty")
@@ -121,10 +113,8 @@ func (c *cli) runLearn(ctx context.Context, o *learnOptions, args []string) erro
 	if err != nil {
 		return err
 	}
-	for _, r := range res {
-		if r.Operator == name {
-			return usagef("--as %s names the selected operator %s: learn under another name (the learned profile is selected next to it)", o.as, r.Ref())
-		}
+	if err := learn.Selectable(o.as, name, res); err != nil {
+		return usageError{err}
 	}
 	if len(res) == 0 {
 		fmt.Fprintln(c.errw, "Warning: no --operator selected: CRD schema defaults the cluster adds are learned as mutations too; select the operators' releases to learn only what the webhooks add")
@@ -137,45 +127,5 @@ func (c *cli) runLearn(ctx context.Context, o *learnOptions, args []string) erro
 	if err != nil {
 		return err
 	}
-	learn.WriteText(c.errw, rep)
-	if o.report != "" {
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(o.report, append(b, '\n'), 0o644); err != nil {
-			return fmt.Errorf("--report: %v", err)
-		}
-	}
-	if rep.Learned.Objects == 0 {
-		return fmt.Errorf("no object to learn from: every object was skipped (built-in kinds need --all-kinds)")
-	}
-	if p == nil {
-		return fmt.Errorf("nothing learned: the cluster's admission adds no field that is the same for every object beyond the selected profiles; no profile written")
-	}
-	var out []byte
-	if o.output.json() {
-		if out, err = json.MarshalIndent(p, "", "  "); err == nil {
-			out = append(out, '\n')
-		}
-	} else {
-		out, err = operators.Marshal(p)
-	}
-	if err != nil {
-		return err
-	}
-	// What is printed must load as any user profile does.
-	if _, err := operators.ParseProfile("learned profile", out); err != nil {
-		return fmt.Errorf("the learned profile does not validate (a bug, please report it): %v", err)
-	}
-	if o.write == "" {
-		_, err = c.out.Write(out)
-		return err
-	}
-	target, err := operators.WriteProfile(o.write, name, version, out) // JSON is YAML too
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(c.errw, "wrote %s: %d rule(s) for %d kind(s)\n", target, len(rep.Rules), len(p.Resources))
-	return nil
+	return learn.Write(c.out, c.errw, rep, p, learn.Output{JSON: o.output.json(), Report: o.report, Write: o.write})
 }

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"encoding/json"
-	"strings"
-
 	"github.com/spf13/cobra"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/catalog"
 )
 
 func (c *cli) parametersCmd() *cobra.Command {
@@ -28,22 +25,11 @@ that the Application sets.`,
 			if err != nil {
 				return err
 			}
-			sums, err := st.Summaries()
+			p, err := catalog.ParametersOf(st)
 			if err != nil {
 				return err
 			}
-			ops := map[string]string{}
-			for _, s := range sums {
-				if s.Newest != "" {
-					ops[s.Operator] = strings.TrimPrefix(s.Newest, "v")
-				}
-			}
-			out, err := json.MarshalIndent(plugin.Announce(ops), "", "  ")
-			if err != nil {
-				return err
-			}
-			_, err = c.out.Write(append(out, '\n'))
-			return err
+			return p.WriteJSON(c.out)
 		},
 	}
 	cmd.Flags().StringArrayVar(&o.profileDirs, "profiles-dir", nil, "directory of extra or overriding profiles (repeatable; default $CMP_DEFAULTS_PROFILES_DIR, colon-separated)")

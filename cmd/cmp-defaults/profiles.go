@@ -1,20 +1,11 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/input"
-	"github.com/cmp-defaults/cmp-defaults/internal/operators"
-	"github.com/cmp-defaults/cmp-defaults/internal/report"
-	"github.com/cmp-defaults/cmp-defaults/profiles"
+	"github.com/cmp-defaults/cmp-defaults/internal/catalog"
 )
 
 func (c *cli) profilesCmd() *cobra.Command {
@@ -47,45 +38,18 @@ func (c *cli) profilesList() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			for _, w := range st.Warnings {
-				fmt.Fprintln(c.errw, "Warning: "+w)
-			}
-			sums, err := st.Summaries()
+			c.warn(st.Warnings)
+			l, err := catalog.ListOf(st)
 			if err != nil {
 				return err
 			}
-			if o.output.json() {
-				return report.WriteJSON(c.out, sums)
-			}
-			tw := tabwriter.NewWriter(c.out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "OPERATOR\tRELEASES CHECKED\tPROFILES\tSOURCE")
-			for _, s := range sums {
-				fmt.Fprintf(tw, "%s\t%s .. %s (%d)\t%d\t%s\n", s.Operator, s.Oldest, s.Newest, s.Releases, len(s.Profiles), sourceText(s))
-			}
-			tw.Flush()
-			fmt.Fprintln(c.out, "\nEvery checked release resolves to the newest profile at or below it; see 'cmp-defaults profiles show OPERATOR'.")
-			return nil
+			return c.print(&o.output, l)
 		},
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&o.profileDirs, "profiles-dir", nil, "directory of extra or overriding profiles (repeatable; default $CMP_DEFAULTS_PROFILES_DIR)")
 	addOutput(cmd, &o.output, "output format", "text", "json")
 	return cmd
-}
-
-// sourceText says which source is in force, naming user overrides.
-func sourceText(s operators.Summary) string {
-	var user []string
-	for _, v := range s.Profiles {
-		if src := s.InForce[v]; src != operators.Shipped {
-			user = append(user, v+" from "+src)
-		}
-	}
-	out := strings.Join(s.Sources, ", ")
-	if len(user) > 0 {
-		out += " (in force: " + strings.Join(user, ", ") + ")"
-	}
-	return out
 }
 
 func (c *cli) profilesShow() *cobra.Command {
@@ -102,40 +66,21 @@ func (c *cli) profilesShow() *cobra.Command {
 				return err
 			}
 			if !strings.Contains(args[0], "@") {
-				rels, err := st.Releases(args[0])
+				rels, err := catalog.ReleasesOf(st, args[0])
 				if err != nil {
 					return err
 				}
-				if o.output.json() {
-					return report.WriteJSON(c.out, rels)
-				}
-				tw := tabwriter.NewWriter(c.out, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "RELEASE\tDATE\tPROFILE\tFILE")
-				for _, r := range rels {
-					f, _ := st.ProfileFile(args[0], r.Profile)
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Version, r.Date, r.Profile, f)
-				}
-				return tw.Flush()
+				return c.print(&o.output, rels)
 			}
 			res, err := c.names.resolveAll(st, args, o.strict)
 			if err != nil {
 				return err
 			}
-			r := res[0]
-			if r.Warning != "" {
-				fmt.Fprintln(c.errw, "Warning: "+r.Warning)
+			shown := catalog.Show(st, args[0], res[0])
+			if shown.Warning != "" {
+				c.warn([]string{shown.Warning})
 			}
-			file, src := st.ProfileFile(r.Operator, r.Profile.Version)
-			if o.output.json() {
-				return report.WriteJSON(c.out, r.Profile)
-			}
-			b, err := operators.Marshal(r.Profile)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.out, "# %s resolves to profile %s (%s, %s)\n", args[0], r.Profile.Version, file, src)
-			_, err = c.out.Write(b)
-			return err
+			return c.print(&o.output, shown)
 		},
 	}
 	f := cmd.Flags()
@@ -157,44 +102,14 @@ profile that exists and is the newest at or below it. Rules for built-in Kuberne
 		Example: "  cmp-defaults profiles lint ./my-profiles\n  cmp-defaults profiles lint",
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt := operators.LoadOptions{Embedded: profiles.FS}
-			where := "shipped profiles"
-			if len(args) == 1 {
-				opt = operators.LoadOptions{Dirs: args, KeepGoing: true}
-				where = args[0]
+			rep, err := catalog.Lint(args)
+			if rep != nil {
+				c.warn(rep.Warnings)
 			}
-			st, err := operators.Load(opt)
 			if err != nil {
 				return err
 			}
-			for _, w := range st.Warnings {
-				fmt.Fprintln(c.errw, "Warning: "+w)
-			}
-			n, errs := operators.Lint(st)
-			if len(errs) > 0 {
-				for _, e := range errs[:len(errs)-1] {
-					fmt.Fprintln(c.errw, "Error: "+e.Error())
-				}
-				if len(errs) == 1 {
-					return errs[0]
-				}
-				return fmt.Errorf("%v\n%s: %d problem(s)", errs[len(errs)-1], where, len(errs))
-			}
-			if n == 0 && len(args) == 1 {
-				return fmt.Errorf("%s: no profiles found", where)
-			}
-			claims, err := operators.BuiltinClaims(st)
-			if err != nil {
-				return err
-			}
-			for _, cl := range claims {
-				if strict {
-					return fmt.Errorf("%s (an error because of --strict)", cl)
-				}
-				fmt.Fprintln(c.errw, "Warning: "+cl)
-			}
-			fmt.Fprintf(c.out, "%s: %d operator(s), %d profile(s): ok\n", where, len(st.Operators()), n)
-			return nil
+			return rep.Write(c.out, c.errw, strict)
 		},
 	}
 	cmd.Flags().BoolVar(&strict, "strict", false, "fail instead of warning when a profile has rules for built-in Kubernetes kinds")
@@ -242,29 +157,11 @@ operator (repeatable); without it every CRD of the cluster goes into the profile
 			if op == "" || ver == "" {
 				return usagef("extract needs --operator NAME and --version V")
 			}
-			var files []operators.CRDFile
-			for _, a := range args {
-				paths := []string{a}
-				if fi, err := os.Stat(a); err == nil && fi.IsDir() {
-					paths, _ = filepath.Glob(filepath.Join(a, "*.y*ml"))
-					sort.Strings(paths)
-				}
-				for _, p := range paths {
-					data, err := input.ReadFile(p, c.maxInput)
-					if err != nil {
-						return err
-					}
-					files = append(files, operators.CRDFile{Name: p, Data: data})
-				}
-			}
-			crds, err := operators.ParseCRDs(files)
+			crds, err := catalog.CRDsFromFiles(args, c.maxInput)
 			if err != nil {
 				return err
 			}
-			if len(crds) == 0 {
-				return fmt.Errorf("no CustomResourceDefinition found in %s", strings.Join(args, ", "))
-			}
-			return c.writeExtracted(op, ver, crds, fmt.Sprintf("from %d CRD(s)", len(crds)), dir)
+			return c.writeExtracted(op, ver, crds, dir)
 		},
 	}
 	f := cmd.Flags()
@@ -277,32 +174,14 @@ operator (repeatable); without it every CRD of the cluster goes into the profile
 	return cmd
 }
 
-// writeExtracted builds a profile from CRDs and prints it, or writes
-// DIR/OPERATOR/VERSION.yaml; from says where the CRDs came from.
-func (c *cli) writeExtracted(op, ver string, crds []apiextv1.CustomResourceDefinition, from, dir string) error {
-	p, err := operators.Extract(op, ver, crds)
+// writeExtracted prints the profile of crds, or writes it to
+// DIR/OPERATOR/VERSION.yaml.
+func (c *cli) writeExtracted(op, ver string, crds *catalog.CRDs, dir string) error {
+	x, err := catalog.Extract(op, ver, crds)
 	if err != nil {
 		return err
 	}
-	p.Description = fmt.Sprintf("Admission defaults of %s %s: CRD schema defaults of every served version, generated by 'cmp-defaults profiles extract' %s.", p.Operator, p.Version, from)
-	b, err := operators.Marshal(p)
-	if err != nil {
-		return err
-	}
-	if dir == "" {
-		_, err = c.out.Write(b)
-		return err
-	}
-	target, err := operators.WriteProfile(dir, p.Operator, p.Version, b)
-	if err != nil {
-		return err
-	}
-	n := 0
-	for _, r := range p.Resources {
-		n += len(r.Defaults)
-	}
-	fmt.Fprintf(c.errw, "wrote %s: %d kind version(s), %d default(s), %s\n", target, len(p.Resources), n, from)
-	return nil
+	return x.Write(c.out, c.errw, dir)
 }
 
 // splitOperatorRef lets --operator take NAME@VERSION, as every other

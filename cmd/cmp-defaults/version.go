@@ -1,13 +1,11 @@
 package main
 
 import (
-	"fmt"
-	"runtime"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/report"
+	"github.com/cmp-defaults/cmp-defaults/internal/catalog"
 )
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3".
@@ -21,22 +19,6 @@ func buildVersion() string {
 		return bi.Main.Version
 	}
 	return "dev"
-}
-
-// versionInfo is what 'version -o json' prints.
-type versionInfo struct {
-	Version   string            `json:"version"`
-	GoVersion string            `json:"goVersion"`
-	Platform  string            `json:"platform"`
-	Profiles  []profileCoverage `json:"profiles"`
-}
-
-type profileCoverage struct {
-	Operator string `json:"operator"`
-	Oldest   string `json:"oldest"`
-	Newest   string `json:"newest"`
-	Releases int    `json:"releasesChecked"`
-	Profiles int    `json:"profiles"`
 }
 
 func (c *cli) versionCmd() *cobra.Command {
@@ -53,22 +35,11 @@ func (c *cli) versionCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			v := versionInfo{Version: buildVersion(), GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH, Profiles: []profileCoverage{}}
-			sums, err := st.Summaries()
+			v, err := catalog.VersionOf(st, buildVersion())
 			if err != nil {
 				return err
 			}
-			for _, s := range sums {
-				v.Profiles = append(v.Profiles, profileCoverage{Operator: s.Operator, Oldest: s.Oldest, Newest: s.Newest, Releases: s.Releases, Profiles: len(s.Profiles)})
-			}
-			if o.output.json() {
-				return report.WriteJSON(c.out, v)
-			}
-			fmt.Fprintf(c.out, "cmp-defaults %s (%s, %s)\n", v.Version, v.GoVersion, v.Platform)
-			for _, p := range v.Profiles {
-				fmt.Fprintf(c.out, "profiles: %s %s..%s (%d releases checked, %d profiles)\n", p.Operator, p.Oldest, p.Newest, p.Releases, p.Profiles)
-			}
-			return nil
+			return c.print(&o.output, v)
 		},
 	}
 	addOutput(cmd, &o.output, "output format", "text", "json")

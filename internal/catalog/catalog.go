@@ -1,0 +1,125 @@
+// Package catalog holds the use cases that report on the profile store:
+// 'profiles list', 'profiles show', 'profiles lint', 'profiles extract',
+// 'version', 'parameters' and the shell completion of operator releases.
+// Each builds a typed report; the text and JSON writers print it.
+package catalog
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/report"
+)
+
+// List is 'profiles list': every operator, the releases checked and where
+// its profiles come from.
+type List struct {
+	Operators []operators.Summary
+}
+
+// ListOf summarises every operator of st.
+func ListOf(st *operators.Store) (*List, error) {
+	sums, err := st.Summaries()
+	if err != nil {
+		return nil, err
+	}
+	return &List{Operators: sums}, nil
+}
+
+// WriteJSON prints the summaries as a JSON array.
+func (l *List) WriteJSON(w io.Writer) error { return report.WriteJSON(w, l.Operators) }
+
+// WriteText prints one line per operator.
+func (l *List) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "OPERATOR\tRELEASES CHECKED\tPROFILES\tSOURCE")
+	for _, s := range l.Operators {
+		fmt.Fprintf(tw, "%s\t%s .. %s (%d)\t%d\t%s\n", s.Operator, s.Oldest, s.Newest, s.Releases, len(s.Profiles), sourceText(s))
+	}
+	tw.Flush()
+	_, err := fmt.Fprintln(w, "\nEvery checked release resolves to the newest profile at or below it; see 'cmp-defaults profiles show OPERATOR'.")
+	return err
+}
+
+// sourceText says which source is in force, naming user overrides.
+func sourceText(s operators.Summary) string {
+	var user []string
+	for _, v := range s.Profiles {
+		if src := s.InForce[v]; src != operators.Shipped {
+			user = append(user, v+" from "+src)
+		}
+	}
+	out := strings.Join(s.Sources, ", ")
+	if len(user) > 0 {
+		out += " (in force: " + strings.Join(user, ", ") + ")"
+	}
+	return out
+}
+
+// Releases is 'profiles show OPERATOR': every checked release of one
+// operator and the profile file serving it.
+type Releases struct {
+	Operator string
+	Releases []operators.Release
+	Files    []string // the profile file of each release
+}
+
+// ReleasesOf lists the checked releases of operator name.
+func ReleasesOf(st *operators.Store, name string) (*Releases, error) {
+	rels, err := st.Releases(name)
+	if err != nil {
+		return nil, err
+	}
+	r := &Releases{Operator: name, Releases: rels}
+	for _, rel := range rels {
+		f, _ := st.ProfileFile(name, rel.Profile)
+		r.Files = append(r.Files, f)
+	}
+	return r, nil
+}
+
+// WriteJSON prints the releases as a JSON array.
+func (r *Releases) WriteJSON(w io.Writer) error { return report.WriteJSON(w, r.Releases) }
+
+// WriteText prints one line per release.
+func (r *Releases) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RELEASE\tDATE\tPROFILE\tFILE")
+	for i, rel := range r.Releases {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", rel.Version, rel.Date, rel.Profile, r.Files[i])
+	}
+	return tw.Flush()
+}
+
+// Shown is 'profiles show OPERATOR@VERSION': the profile in force for
+// one release.
+type Shown struct {
+	Ref     string // as the user wrote it
+	Profile *operators.Profile
+	File    string
+	Source  string
+	Warning string
+}
+
+// Show reports the profile that r resolved ref to.
+func Show(st *operators.Store, ref string, r *operators.Resolution) *Shown {
+	file, src := st.ProfileFile(r.Operator, r.Profile.Version)
+	return &Shown{Ref: ref, Profile: r.Profile, File: file, Source: src, Warning: r.Warning}
+}
+
+// WriteJSON prints the profile as JSON.
+func (s *Shown) WriteJSON(w io.Writer) error { return report.WriteJSON(w, s.Profile) }
+
+// WriteText prints the profile as YAML after a comment naming its file.
+func (s *Shown) WriteText(w io.Writer) error {
+	b, err := operators.Marshal(s.Profile)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "# %s resolves to profile %s (%s, %s)\n", s.Ref, s.Profile.Version, s.File, s.Source)
+	_, err = w.Write(b)
+	return err
+}

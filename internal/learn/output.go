@@ -1,0 +1,100 @@
+package learn
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+)
+
+// Output says where the results of a learning run go.
+type Output struct {
+	JSON   bool   // the profile as JSON instead of YAML
+	Report string // also write the report as JSON to this file
+	Write  string // write DIR/NAME/VERSION.yaml instead of printing the profile
+}
+
+// Write prints the report as text on errw (and as JSON to o.Report), then
+// the profile p on out or into o.Write. An error when nothing was learned:
+// no profile is printed then.
+func Write(out, errw io.Writer, rep *Report, p *operators.Profile, o Output) error {
+	WriteText(errw, rep)
+	if o.Report != "" {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(o.Report, append(b, '\n'), 0o644); err != nil {
+			return fmt.Errorf("--report: %v", err)
+		}
+	}
+	if rep.Learned.Objects == 0 {
+		return fmt.Errorf("no object to learn from: every object was skipped (built-in kinds need --all-kinds)")
+	}
+	if p == nil {
+		return fmt.Errorf("nothing learned: the cluster's admission adds no field that is the same for every object beyond the selected profiles; no profile written")
+	}
+	b, err := Encode(p, o.JSON)
+	if err != nil {
+		return err
+	}
+	if o.Write == "" {
+		_, err = out.Write(b)
+		return err
+	}
+	target, err := operators.WriteProfile(o.Write, rep.Operator, rep.Version, b) // JSON is YAML too
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(errw, "wrote %s: %d rule(s) for %d kind(s)\n", target, len(rep.Rules), len(p.Resources))
+	return err
+}
+
+// Encode marshals a learned profile as YAML or JSON and checks that it
+// loads as any user profile does.
+func Encode(p *operators.Profile, asJSON bool) ([]byte, error) {
+	var out []byte
+	var err error
+	if asJSON {
+		if out, err = json.MarshalIndent(p, "", "  "); err == nil {
+			out = append(out, '\n')
+		}
+	} else {
+		out, err = operators.Marshal(p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := operators.ParseProfile("learned profile", out); err != nil {
+		return nil, fmt.Errorf("the learned profile does not validate (a bug, please report it): %v", err)
+	}
+	return out, nil
+}
+
+// ParseAs reads --as NAME@VERSION, the release the learned profile is
+// selected by.
+func ParseAs(as string) (name, version string, err error) {
+	if as == "" {
+		return "", "", fmt.Errorf("learn needs --as NAME@VERSION: the operator name and version the learned profile is selected by (e.g. prod-webhooks@2026.12.1)")
+	}
+	if name, version, err = operators.ParseRef(as); err != nil {
+		return "", "", fmt.Errorf("--as: %v", err)
+	}
+	if _, err := operators.Extract(name, version, nil); err != nil {
+		return "", "", fmt.Errorf("--as: %v", err)
+	}
+	return name, version, nil
+}
+
+// Selectable checks that the learned profile, operator name, can be
+// selected next to the releases res (as gives it as the user wrote it).
+func Selectable(as, name string, res []*operators.Resolution) error {
+	for _, r := range res {
+		if r.Operator == name {
+			return fmt.Errorf("--as %s names the selected operator %s: learn under another name (the learned profile is selected next to it)", as, r.Ref())
+		}
+	}
+	return nil
+}
