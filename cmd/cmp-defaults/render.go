@@ -165,8 +165,12 @@ func (c *cli) renderFill(o *common, r renderRun, encode bool, record func(int, d
 		opt.Format, opt.Out = o.output.name, c.out
 	}
 	return pipeline.Run(c.ctx, opt, pipeline.Hooks{
-		Load:   func() (*defaults.Engine, []*operators.Resolution, error) { return c.engine(o) },
-		Loaded: func(res []*operators.Resolution) { c.warnUnservedKinds(res, r.apiVersions) },
+		Load: func() (*defaults.Engine, []*operators.Resolution, error) { return c.engine(o) },
+		Loaded: func(res []*operators.Resolution) {
+			for _, w := range pipeline.UnservedKinds(res, r.apiVersions) {
+				c.warn(w)
+			}
+		},
 		Settings: func(kind render.Kind, ropt render.Options) error {
 			if unused := c.names.ByUser(render.Unused(kind, ropt, r.releaseNameSet)); len(unused) > 0 {
 				return c.unusedSettings(kind, ropt.Dir, unused)
@@ -192,50 +196,9 @@ func (c *cli) unusedSettings(kind render.Kind, dir string, unused []string) erro
 }
 
 // warnUnserved warns once per apiVersion and kind that a selected release
-// does not serve while other checked releases of the operator do: the API
-// server rejects such objects.
+// does not serve (pipeline.Unserved).
 func (c *cli) warnUnserved(res []*operators.Resolution, objs []manifest.Object) {
-	if c.unservedSeen == nil {
-		c.unservedSeen = map[string]bool{}
-	}
-	for _, ob := range objs {
-		av, _ := ob.Data["apiVersion"].(string)
-		k, _ := ob.Data["kind"].(string)
-		if c.unservedSeen[av+" "+k] {
-			continue
-		}
-		c.unservedSeen[av+" "+k] = true
-		for _, r := range res {
-			if msg := r.Unserved(c.store, av, k); msg != "" {
-				fmt.Fprintf(c.errw, "Warning: %s: %s\n", ob.Where(), msg)
-			}
-		}
-	}
-}
-
-// warnUnservedKinds compares the selected profiles with KUBE_API_VERSIONS:
-// a kind the cluster does not serve hints at the wrong operator release.
-func (c *cli) warnUnservedKinds(res []*operators.Resolution, apiVersions []string) {
-	if len(apiVersions) == 0 {
-		return
-	}
-	served := map[string]bool{}
-	for _, v := range apiVersions {
-		served[v] = true
-	}
-	for _, r := range res {
-		groups := map[string]bool{}
-		missing := []string{}
-		for _, rs := range r.Profile.Resources {
-			groups[rs.Group] = true
-			if !served[rs.APIVersion()] && !served[rs.APIVersion()+"/"+rs.Kind] {
-				missing = append(missing, rs.APIVersion()+" "+rs.Kind)
-			}
-		}
-		if len(missing) > 0 && len(missing) == len(r.Profile.Resources) {
-			fmt.Fprintf(c.errw, "Warning: the cluster serves none of the kinds of %s (KUBE_API_VERSIONS); is the operator installed there?\n", r.Ref())
-		} else if len(missing) > 0 {
-			fmt.Fprintf(c.errw, "Warning: the cluster does not serve %s of %s (KUBE_API_VERSIONS)\n", strings.Join(missing, ", "), r.Ref())
-		}
+	for _, w := range c.unserved.Check(c.store, res, objs) {
+		c.warn(w)
 	}
 }
