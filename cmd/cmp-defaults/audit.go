@@ -7,10 +7,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/audit"
-	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
 	"github.com/cmp-defaults/cmp-defaults/internal/input"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/render"
 	"github.com/cmp-defaults/cmp-defaults/internal/report"
 )
 
@@ -82,17 +82,8 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 				if err != nil {
 					return err
 				}
-				n := 0
-				for _, ob := range objs {
-					if k, _ := ob.Data["kind"].(string); k == "ConfigMap" {
-						if err := found.AddConfigMap(ob); err != nil {
-							return err
-						}
-						n++
-					}
-				}
-				if n == 0 {
-					return fmt.Errorf("%s: no ConfigMap found (expected argocd-cm)", f)
+				if err := found.AddConfigMaps(f, objs); err != nil {
+					return err
 				}
 			}
 			found.SetLines(func(file string) ([]byte, error) { return input.ReadFile(file, c.maxInput) })
@@ -156,19 +147,16 @@ func (c *cli) auditSource(o *auditOptions, src *audit.AppSource) ([]*audit.Targe
 	}
 	var objs []manifest.Object
 	if o.source != "" {
-		objs, err = c.sourceObjects(o.source, o.repoRoot, src)
+		var opt render.Options
+		if opt, err = c.auditSourceOptions(o.source, o.repoRoot, src); err == nil {
+			objs, err = render.Render(c.ctx, opt)
+		}
 	} else {
 		objs, err = c.inputs().All(o.manifests)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	targets := make([]*audit.Target, len(objs))
-	for i := range objs {
-		targets[i] = &audit.Target{Object: objs[i]}
-	}
-	err = e.FillAll(objs, func(i int, f defaults.Filled) {
-		targets[i].Filled = append(targets[i].Filled, f)
-	})
+	targets, err := audit.FillTargets(e, objs)
 	return targets, res, err
 }
