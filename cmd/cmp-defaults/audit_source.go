@@ -57,7 +57,7 @@ func (c *cli) auditPluginSource(o *auditOptions, app *plugin.Application) ([]*au
 		return nil, nil, usagef("Application %s sets no operators for cmp-defaults (parameter operators or plugin env CMP_DEFAULTS_OPERATORS); give --operator NAME@VERSION", app.Name)
 	}
 	var rec audit.Recorder
-	objs, res, err := c.renderFill(&oc, runOf(cfg), false, rec.Record)
+	objs, res, err := c.renderFill(runOf(cfg, c.selection(&oc, oc.operators)), rec.Record)
 	if err != nil {
 		return nil, nil, err
 	}

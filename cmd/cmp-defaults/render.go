@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -53,7 +52,7 @@ Nothing outside the repository root (the nearest parent with .git, or --repo-roo
 			rf.sourceFlags.apply(&ropt)
 			ropt.Include, ropt.Exclude = rf.include, rf.exclude
 			ropt.KubeVersion, ropt.APIVersions = rf.kubeVersion, plugin.SplitList(rf.apiVersions...)
-			return c.pipeline(&o, renderRun{opt: ropt, timeout: rf.timeout, releaseNameSet: rf.releaseName != ""})
+			return c.pipeline(renderRun{sel: c.selection(&o, o.operators), format: o.output.name, opt: ropt, timeout: rf.timeout, releaseNameSet: rf.releaseName != ""})
 		},
 	}
 	addCommon(cmd, &o)
@@ -110,23 +109,19 @@ Errors name the parameter or variable to change; configuration errors exit 1.`,
 			}
 			c.names = names{plugin.Names{Plugin: true, From: cfg.From}}
 			if len(cfg.Operators) == 0 {
-				return configError{errors.New(`no operator release configured for this Application. Set one of:
-  the plugin parameter 'operators' (a map), e.g.
-    plugin: {name: cmp-defaults, parameters: [{name: operators, map: {external-secrets: "2.5.0"}}]}
-  or the plugin env CMP_DEFAULTS_OPERATORS, e.g.
-    plugin: {name: cmp-defaults, env: [{name: CMP_DEFAULTS_OPERATORS, value: "external-secrets@2.5.0"}]}
-'cmp-defaults profiles list' shows the operators and releases this sidecar knows`)}
+				return configError{plugin.ErrNoOperators}
 			}
-			o := common{operators: cfg.Operators, strict: cfg.Strict, output: outputFormat{name: "yaml"}}
-			r := runOf(cfg)
-			r.apiVersions = cfg.APIVersions
-			return c.pipeline(&o, r)
+			r := runOf(cfg, cfg.Selection(c.profileDirs))
+			r.format, r.apiVersions = "yaml", cfg.APIVersions
+			return c.pipeline(r)
 		},
 	}
 }
 
 // renderRun is one render and fill as a command asks for it.
 type renderRun struct {
+	sel            operators.Selection
+	format         string // encode into c.out in this format (yaml, json)
 	opt            render.Options
 	timeout        time.Duration
 	refuseEmpty    bool     // an empty result is an error (generate without allow-empty)
@@ -135,19 +130,19 @@ type renderRun struct {
 }
 
 // runOf is the run generate's configuration asks for.
-func runOf(cfg *plugin.Config) renderRun {
-	return renderRun{opt: cfg.RenderOptions(), timeout: cfg.Timeout, refuseEmpty: !cfg.AllowEmpty, releaseNameSet: cfg.From["release-name"] != ""}
+func runOf(cfg *plugin.Config, sel operators.Selection) renderRun {
+	return renderRun{sel: sel, opt: cfg.RenderOptions(), timeout: cfg.Timeout, refuseEmpty: !cfg.AllowEmpty, releaseNameSet: cfg.From["release-name"] != ""}
 }
 
 // pipeline is render -> fill -> encode under one deadline and the run's
 // memory budget; every step honours both. On a timeout it says which step
 // was running.
-func (c *cli) pipeline(o *common, r renderRun) error {
-	_, _, err := c.renderFill(o, r, true, nil)
+func (c *cli) pipeline(r renderRun) error {
+	_, _, err := c.renderFill(r, nil)
 	if err != nil {
 		return err
 	}
-	if len(o.operators) == 0 && !c.names.Plugin {
+	if len(r.sel.Refs) == 0 && !c.names.Plugin {
 		// Only on success: it must not precede an unrelated error.
 		fmt.Fprintln(c.errw, "Warning: no --operator selected; objects are rendered but not filled")
 	}
@@ -155,17 +150,14 @@ func (c *cli) pipeline(o *common, r renderRun) error {
 }
 
 // renderFill renders and fills as generate does (internal/pipeline), then
-// encodes into c.out when encode is set; audit uses it to render an
+// encodes into c.out when r.format is set; audit uses it to render an
 // Application that names the plugin. record, when set, sees every filled field.
-func (c *cli) renderFill(o *common, r renderRun, encode bool, record func(int, defaults.Filled)) ([]manifest.Object, []*operators.Resolution, error) {
+func (c *cli) renderFill(r renderRun, record func(int, defaults.Filled)) ([]manifest.Object, []*operators.Resolution, error) {
 	r.opt.MaxBytes = c.maxInput
 	opt := pipeline.Options{Render: r.opt, Timeout: r.timeout, TimeoutName: c.names.Of("timeout"), RefuseEmpty: r.refuseEmpty,
-		Plugin: c.names.Plugin, Record: record}
-	if encode {
-		opt.Format, opt.Out = o.output.name, c.out
-	}
+		Plugin: c.names.Plugin, Record: record, Format: r.format, Out: c.out}
 	return pipeline.Run(c.ctx, opt, pipeline.Hooks{
-		Load: func() (*defaults.Engine, []*operators.Resolution, error) { return c.engine(o) },
+		Load: func() (*defaults.Engine, []*operators.Resolution, error) { return c.load(r.sel) },
 		Loaded: func(res []*operators.Resolution) {
 			for _, w := range pipeline.UnservedKinds(res, r.apiVersions) {
 				c.warn(w)
@@ -184,11 +176,7 @@ func (c *cli) renderFill(o *common, r renderRun, encode bool, record func(int, d
 // unusedSettings refuses settings that do nothing for this kind of source:
 // the user believes they apply.
 func (c *cli) unusedSettings(kind render.Kind, dir string, unused []string) error {
-	var parts []string
-	for _, u := range unused {
-		parts = append(parts, fmt.Sprintf("%s applies to %s only", c.names.Of(u), render.Applies(u)))
-	}
-	msg := fmt.Sprintf("%s is a %s source, so these settings would do nothing: %s", dir, kind, strings.Join(parts, "; "))
+	msg := render.UnusedMessage(kind, dir, unused, c.names.Of)
 	if c.names.Plugin {
 		return configError{errors.New(msg + "; remove them from the Application")}
 	}

@@ -142,7 +142,19 @@ func (c *cli) engine(o *common) (*defaults.Engine, []*operators.Resolution, erro
 }
 
 func (c *cli) engineFor(o *common, refs []string) (*defaults.Engine, []*operators.Resolution, error) {
-	l, err := pipeline.LoadSelection(c.ctx, operators.Selection{Refs: refs, Dirs: c.dirs(o), Strict: o.strict}, c.warn)
+	return c.load(c.selection(o, refs))
+}
+
+// selection is the releases refs name, with the command's profile
+// directories and strictness.
+func (c *cli) selection(o *common, refs []string) operators.Selection {
+	return operators.Selection{Refs: refs, Dirs: c.dirs(o), Strict: o.strict}
+}
+
+// load builds the engine of sel (pipeline.LoadSelection); its errors name
+// the setting to change.
+func (c *cli) load(sel operators.Selection) (*defaults.Engine, []*operators.Resolution, error) {
+	l, err := pipeline.LoadSelection(c.ctx, sel, c.warn)
 	if l != nil {
 		c.store = l.Store
 	}
