@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -64,29 +63,10 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 			if len(args) == 0 && len(o.argocdCM) == 0 {
 				return usagef("name the Application or ApplicationSet files to audit (APP.yaml...), or --argocd-cm")
 			}
-			found := &audit.Found{}
-			if len(args) > 0 {
-				apps, err := c.inputs().All(args)
-				if err != nil {
-					return err
-				}
-				if found, err = audit.Extract(apps); err != nil {
-					return err
-				}
-				if found.Apps == 0 && found.ConfigMaps == 0 {
-					return fmt.Errorf("%s: no Argo CD Application, ApplicationSet or argocd-cm ConfigMap found", strings.Join(args, ", "))
-				}
+			found, err := audit.Collect(args, o.argocdCM, c.inputs().All, func(file string) ([]byte, error) { return input.ReadFile(file, c.maxInput) })
+			if err != nil {
+				return err
 			}
-			for _, f := range o.argocdCM {
-				objs, err := c.inputs().All([]string{f})
-				if err != nil {
-					return err
-				}
-				if err := found.AddConfigMaps(f, objs); err != nil {
-					return err
-				}
-			}
-			found.SetLines(func(file string) ([]byte, error) { return input.ReadFile(file, c.maxInput) })
 			for _, w := range found.Warnings {
 				fmt.Fprintln(c.errw, "Warning: "+w)
 			}
@@ -96,7 +76,6 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 			}
 			var targets []*audit.Target
 			var res []*operators.Resolution
-			var err error
 			if o.source != "" && src != nil && src.Plugin != nil {
 				// The Application names the plugin: render what generate
 				// renders for it.

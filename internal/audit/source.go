@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
@@ -88,9 +89,40 @@ func FillTargets(e *defaults.Engine, objs []manifest.Object) ([]*Target, error) 
 	return r.Targets(objs), nil
 }
 
-// AddConfigMaps adds the ignoreDifferences keys of the ConfigMaps among
+// Collect reads the ignoreDifferences rules of the Application and
+// ApplicationSet files apps and of the argocd-cm files cms, with read;
+// readFile gives each rule its line. A file that has none of them is an
+// error: the user named the wrong one.
+func Collect(apps, cms []string, read func([]string) ([]manifest.Object, error), readFile func(string) ([]byte, error)) (*Found, error) {
+	found := &Found{}
+	if len(apps) > 0 {
+		objs, err := read(apps)
+		if err != nil {
+			return nil, err
+		}
+		if found, err = Extract(objs); err != nil {
+			return nil, err
+		}
+		if found.Apps == 0 && found.ConfigMaps == 0 {
+			return nil, fmt.Errorf("%s: no Argo CD Application, ApplicationSet or argocd-cm ConfigMap found", strings.Join(apps, ", "))
+		}
+	}
+	for _, f := range cms {
+		objs, err := read([]string{f})
+		if err != nil {
+			return nil, err
+		}
+		if err := found.addConfigMaps(f, objs); err != nil {
+			return nil, err
+		}
+	}
+	found.SetLines(readFile)
+	return found, nil
+}
+
+// addConfigMaps adds the ignoreDifferences keys of the ConfigMaps among
 // objs, read from file; a file without one is an error.
-func (f *Found) AddConfigMaps(file string, objs []manifest.Object) error {
+func (f *Found) addConfigMaps(file string, objs []manifest.Object) error {
 	n := 0
 	for _, ob := range objs {
 		if k, _ := ob.Data["kind"].(string); k == "ConfigMap" {

@@ -30,7 +30,7 @@ func TestSourceOptions(t *testing.T) {
 
 func TestAddConfigMaps(t *testing.T) {
 	var f Found
-	if err := f.AddConfigMaps("cm.yaml", []manifest.Object{{Data: map[string]any{"kind": "Secret"}}}); err == nil {
+	if err := f.addConfigMaps("cm.yaml", []manifest.Object{{Data: map[string]any{"kind": "Secret"}}}); err == nil {
 		t.Error("a file without a ConfigMap is accepted")
 	}
 }
