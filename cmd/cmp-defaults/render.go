@@ -155,14 +155,10 @@ func (c *cli) pipeline(r renderRun) error {
 func (c *cli) renderFill(r renderRun, record func(int, defaults.Filled)) ([]manifest.Object, []*operators.Resolution, error) {
 	r.opt.MaxBytes = c.maxInput
 	opt := pipeline.Options{Render: r.opt, Timeout: r.timeout, TimeoutName: c.names.Of("timeout"), RefuseEmpty: r.refuseEmpty,
-		Plugin: c.names.Plugin, Record: record, Format: r.format, Out: c.out}
+		Plugin: c.names.Plugin, Record: record, Format: r.format, Out: c.out,
+		APIVersions: r.apiVersions, Warn: c.warn}
 	return pipeline.Run(c.ctx, opt, pipeline.Hooks{
 		Load: func() (*defaults.Engine, []*operators.Resolution, error) { return c.load(r.sel) },
-		Loaded: func(res []*operators.Resolution) {
-			for _, w := range pipeline.UnservedKinds(res, r.apiVersions) {
-				c.warn(w)
-			}
-		},
 		Settings: func(kind render.Kind, ropt render.Options) error {
 			if unused := c.names.ByUser(render.Unused(kind, ropt, r.releaseNameSet)); len(unused) > 0 {
 				return c.unusedSettings(kind, ropt.Dir, unused)

@@ -33,6 +33,10 @@ type Options struct {
 	Out    io.Writer
 	// Record, when set, sees every filled field with its object's index.
 	Record func(i int, f defaults.Filled)
+	// APIVersions the cluster serves (KUBE_API_VERSIONS), when known:
+	// Warn hears of selected kinds it does not serve (UnservedKinds).
+	APIVersions []string
+	Warn        func(string)
 }
 
 // Hooks are the caller's decisions.
@@ -41,8 +45,7 @@ type Hooks struct {
 	Load func() (*defaults.Engine, []*operators.Resolution, error)
 	// Settings refuses settings that do nothing for a source of this kind.
 	Settings func(kind render.Kind, opt render.Options) error
-	// Loaded and Filled see the releases, and the filled objects (warnings).
-	Loaded func(res []*operators.Resolution)
+	// Filled sees the releases and the filled objects (warnings).
 	Filled func(res []*operators.Resolution, objs []manifest.Object)
 }
 
@@ -78,8 +81,10 @@ func Run(parent context.Context, opt Options, h Hooks) ([]manifest.Object, []*op
 		return fail(err)
 	}
 	e, res := l.e.WithContext(ctx), l.res
-	if h.Loaded != nil {
-		h.Loaded(res)
+	if opt.Warn != nil {
+		for _, w := range UnservedKinds(res, opt.APIVersions) {
+			opt.Warn(w)
+		}
 	}
 	kind, err := render.Detect(ropt.Dir)
 	if err != nil {
