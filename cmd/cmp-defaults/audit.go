@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/audit"
@@ -68,7 +66,7 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 				return err
 			}
 			for _, w := range found.Warnings {
-				fmt.Fprintln(c.errw, "Warning: "+w)
+				c.warn(w)
 			}
 			var src *audit.AppSource
 			if len(found.Sources) > 0 {

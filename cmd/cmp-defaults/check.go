@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -113,7 +112,7 @@ func (c *cli) runCheck(ctx context.Context, o *checkOptions, args []string) erro
 		return err
 	}
 	if len(o.operators) == 0 {
-		fmt.Fprintln(c.errw, "Warning: no --operator selected: nothing is filled; check shows what the cluster adds to the manifests as written")
+		c.warn("no --operator selected: nothing is filled; check shows what the cluster adds to the manifests as written")
 	}
 	cl, ns, objs, err := c.clusterInputs(ctx, o, args)
 	if err != nil {

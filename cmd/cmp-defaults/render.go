@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"time"
 
@@ -105,7 +104,7 @@ Errors name the parameter or variable to change; configuration errors exit 1.`,
 				return configError{err}
 			}
 			for _, w := range cfg.Warnings {
-				fmt.Fprintln(c.errw, "Warning: "+w)
+				c.warn(w)
 			}
 			c.names = names{plugin.Names{Plugin: true, From: cfg.From}}
 			if len(cfg.Operators) == 0 {
@@ -144,7 +143,7 @@ func (c *cli) pipeline(r renderRun) error {
 	}
 	if len(r.sel.Refs) == 0 && !c.names.Plugin {
 		// Only on success: it must not precede an unrelated error.
-		fmt.Fprintln(c.errw, "Warning: no --operator selected; objects are rendered but not filled")
+		c.warn("no --operator selected; objects are rendered but not filled")
 	}
 	return nil
 }
