@@ -159,18 +159,19 @@ func (c *cli) renderFill(r renderRun, record func(int, defaults.Filled)) ([]mani
 	return pipeline.Run(c.ctx, opt, pipeline.Hooks{
 		Load: func() (*defaults.Engine, []*operators.Resolution, error) { return c.load(r.sel) },
 		Settings: func(kind render.Kind, ropt render.Options) error {
-			if unused := c.names.ByUser(render.Unused(kind, ropt, r.releaseNameSet)); len(unused) > 0 {
-				return c.unusedSettings(kind, ropt.Dir, unused)
-			}
-			return nil
+			return c.unusedSettings(kind, ropt, ropt.Dir, r.releaseNameSet)
 		},
 		Filled: c.warnUnserved,
 	})
 }
 
-// unusedSettings refuses settings that do nothing for this kind of source:
-// the user believes they apply.
-func (c *cli) unusedSettings(kind render.Kind, dir string, unused []string) error {
+// unusedSettings refuses settings that do nothing for this kind of source
+// (render.Unused): the user believes they apply. dir is as the user named it.
+func (c *cli) unusedSettings(kind render.Kind, opt render.Options, dir string, releaseNameSet bool) error {
+	unused := c.names.ByUser(render.Unused(kind, opt, releaseNameSet))
+	if len(unused) == 0 {
+		return nil
+	}
 	msg := render.UnusedMessage(kind, dir, unused, c.names.Of)
 	if c.names.Plugin {
 		return configError{errors.New(msg + "; remove them from the Application")}
