@@ -51,7 +51,8 @@ Nothing outside the repository root (the nearest parent with .git, or --repo-roo
 			rf.sourceFlags.apply(&ropt)
 			ropt.Include, ropt.Exclude = rf.include, rf.exclude
 			ropt.KubeVersion, ropt.APIVersions = rf.kubeVersion, plugin.SplitList(rf.apiVersions...)
-			return c.pipeline(renderRun{sel: c.selection(&o, o.operators), format: o.output.name, opt: ropt, timeout: rf.timeout, releaseNameSet: rf.releaseName != ""})
+			return c.pipeline(renderRun{sel: c.selection(&o, o.operators), releaseNameSet: rf.releaseName != "",
+				Options: pipeline.Options{Render: ropt, Timeout: rf.timeout, Format: o.output.name}})
 		},
 	}
 	addCommon(cmd, &o)
@@ -111,26 +112,24 @@ Errors name the parameter or variable to change; configuration errors exit 1.`,
 				return configError{plugin.ErrNoOperators}
 			}
 			r := runOf(cfg, cfg.Selection(c.profileDirs))
-			r.format, r.apiVersions = "yaml", cfg.APIVersions
+			r.Format, r.APIVersions = "yaml", cfg.APIVersions
 			return c.pipeline(r)
 		},
 	}
 }
 
-// renderRun is one render and fill as a command asks for it.
+// renderRun is one render and fill as a command asks for it: the
+// pipeline's options (Format set: encode into c.out) and the releases.
 type renderRun struct {
+	pipeline.Options
 	sel            operators.Selection
-	format         string // encode into c.out in this format (yaml, json)
-	opt            render.Options
-	timeout        time.Duration
-	refuseEmpty    bool     // an empty result is an error (generate without allow-empty)
-	releaseNameSet bool     // the release name was chosen, not defaulted
-	apiVersions    []string // KUBE_API_VERSIONS: warn about kinds the cluster does not serve
+	releaseNameSet bool // the release name was chosen, not defaulted
 }
 
 // runOf is the run generate's configuration asks for.
 func runOf(cfg *plugin.Config, sel operators.Selection) renderRun {
-	return renderRun{sel: sel, opt: cfg.RenderOptions(), timeout: cfg.Timeout, refuseEmpty: !cfg.AllowEmpty, releaseNameSet: cfg.From["release-name"] != ""}
+	return renderRun{sel: sel, releaseNameSet: cfg.From["release-name"] != "",
+		Options: pipeline.Options{Render: cfg.RenderOptions(), Timeout: cfg.Timeout, RefuseEmpty: !cfg.AllowEmpty}}
 }
 
 // pipeline is render -> fill -> encode under one deadline and the run's
@@ -149,13 +148,12 @@ func (c *cli) pipeline(r renderRun) error {
 }
 
 // renderFill renders and fills as generate does (internal/pipeline), then
-// encodes into c.out when r.format is set; audit uses it to render an
+// encodes into c.out when r.Format is set; audit uses it to render an
 // Application that names the plugin. record, when set, sees every filled field.
 func (c *cli) renderFill(r renderRun, record func(int, defaults.Filled)) ([]manifest.Object, []*operators.Resolution, error) {
-	r.opt.MaxBytes = c.maxInput
-	opt := pipeline.Options{Render: r.opt, Timeout: r.timeout, TimeoutName: c.names.Of("timeout"), RefuseEmpty: r.refuseEmpty,
-		Plugin: c.names.Plugin, Record: record, Format: r.format, Out: c.out,
-		APIVersions: r.apiVersions, Warn: c.warn}
+	opt := r.Options
+	opt.Render.MaxBytes = c.maxInput
+	opt.TimeoutName, opt.Plugin, opt.Record, opt.Out, opt.Warn = c.names.Of("timeout"), c.names.Plugin, record, c.out, c.warn
 	return pipeline.Run(c.ctx, opt, pipeline.Hooks{
 		Load: func() (*defaults.Engine, []*operators.Resolution, error) { return c.load(r.sel) },
 		Settings: func(kind render.Kind, ropt render.Options) error {
