@@ -148,7 +148,7 @@ func (c *cli) engineFor(o *common, refs []string) (*defaults.Engine, []*operator
 // selection is the releases refs name, with the command's profile
 // directories and strictness.
 func (c *cli) selection(o *common, refs []string) operators.Selection {
-	return operators.Selection{Refs: refs, Dirs: c.dirs(o), Strict: o.strict}
+	return operators.Selection{Refs: plugin.SplitList(refs...), Dirs: c.dirs(o), Strict: o.strict}
 }
 
 // load builds the engine of sel (pipeline.LoadSelection); its errors name
@@ -166,7 +166,7 @@ func (c *cli) load(sel operators.Selection) (*defaults.Engine, []*operators.Reso
 
 // resolveAll resolves refs in st (kept for profiles.go).
 func (n names) resolveAll(st *operators.Store, refs []string, strict bool) ([]*operators.Resolution, error) {
-	res, err := operators.Selection{Refs: refs, Strict: strict}.Resolve(st)
+	res, err := operators.Selection{Refs: plugin.SplitList(refs...), Strict: strict}.Resolve(st)
 	if err != nil {
 		return nil, n.selectionError(err)
 	}

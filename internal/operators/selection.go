@@ -8,7 +8,7 @@ import (
 // Selection is the operator releases a run asks for, as the command line
 // or the plugin configuration gives them.
 type Selection struct {
-	Refs   []string // NAME@VERSION; an entry may be a comma list
+	Refs   []string // NAME@VERSION each (comma lists split by plugin.SplitList)
 	Dirs   []string // extra or overriding profile directories
 	Strict bool     // a release that was not checked is an error
 }
@@ -26,27 +26,22 @@ func (s Selection) Resolve(st *Store) ([]*Resolution, error) {
 	var res []*Resolution
 	seen := map[string]string{}
 	for _, ref := range s.Refs {
-		for _, one := range strings.Split(ref, ",") {
-			if one = strings.TrimSpace(one); one == "" {
+		name, ver, err := ParseRef(ref)
+		if err != nil {
+			return nil, &RefError{err}
+		}
+		if prev, dup := seen[name]; dup {
+			if prev == ver {
 				continue
 			}
-			name, ver, err := ParseRef(one)
-			if err != nil {
-				return nil, &RefError{err}
-			}
-			if prev, dup := seen[name]; dup {
-				if prev == ver {
-					continue
-				}
-				return nil, &RefError{fmt.Errorf("conflicting releases for %s: %s and %s; select one", name, strings.TrimPrefix(prev, "v"), strings.TrimPrefix(ver, "v"))}
-			}
-			seen[name] = ver
-			r, err := st.Resolve(name, ver, s.Strict)
-			if err != nil {
-				return nil, err
-			}
-			res = append(res, r)
+			return nil, &RefError{fmt.Errorf("conflicting releases for %s: %s and %s; select one", name, strings.TrimPrefix(prev, "v"), strings.TrimPrefix(ver, "v"))}
 		}
+		seen[name] = ver
+		r, err := st.Resolve(name, ver, s.Strict)
+		if err != nil {
+			return nil, err
+		}
+		res = append(res, r)
 	}
 	return res, nil
 }

@@ -12,7 +12,7 @@ import (
 func TestLoadSelection(t *testing.T) {
 	var warnings []string
 	warn := func(w string) { warnings = append(warnings, w) }
-	l, err := LoadSelection(context.Background(), operators.Selection{Refs: []string{"external-secrets@2.5.0, external-secrets@2.5.0", ""}}, warn)
+	l, err := LoadSelection(context.Background(), operators.Selection{Refs: []string{"external-secrets@2.5.0", "external-secrets@v2.5.0"}}, warn)
 	if err != nil {
 		t.Fatal(err)
 	}

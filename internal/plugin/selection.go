@@ -18,5 +18,5 @@ var ErrNoOperators = errors.New(`no operator release configured for this Applica
 // Selection is the operator releases the configuration selects, with the
 // sidecar's profile directories dirs.
 func (c *Config) Selection(dirs []string) operators.Selection {
-	return operators.Selection{Refs: c.Operators, Dirs: dirs, Strict: c.Strict}
+	return operators.Selection{Refs: SplitList(c.Operators...), Dirs: dirs, Strict: c.Strict}
 }
