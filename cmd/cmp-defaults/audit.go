@@ -1,16 +1,13 @@
 package main
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/audit"
-	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
 	"github.com/cmp-defaults/cmp-defaults/internal/input"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/render"
 	"github.com/cmp-defaults/cmp-defaults/internal/report"
 )
 
@@ -64,40 +61,12 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 			if len(args) == 0 && len(o.argocdCM) == 0 {
 				return usagef("name the Application or ApplicationSet files to audit (APP.yaml...), or --argocd-cm")
 			}
-			found := &audit.Found{}
-			if len(args) > 0 {
-				apps, err := c.inputs().All(args)
-				if err != nil {
-					return err
-				}
-				if found, err = audit.Extract(apps); err != nil {
-					return err
-				}
-				if found.Apps == 0 && found.ConfigMaps == 0 {
-					return fmt.Errorf("%s: no Argo CD Application, ApplicationSet or argocd-cm ConfigMap found", strings.Join(args, ", "))
-				}
+			found, err := audit.Collect(args, o.argocdCM, c.inputs().All, func(file string) ([]byte, error) { return input.ReadFile(file, c.maxInput) })
+			if err != nil {
+				return err
 			}
-			for _, f := range o.argocdCM {
-				objs, err := c.inputs().All([]string{f})
-				if err != nil {
-					return err
-				}
-				n := 0
-				for _, ob := range objs {
-					if k, _ := ob.Data["kind"].(string); k == "ConfigMap" {
-						if err := found.AddConfigMap(ob); err != nil {
-							return err
-						}
-						n++
-					}
-				}
-				if n == 0 {
-					return fmt.Errorf("%s: no ConfigMap found (expected argocd-cm)", f)
-				}
-			}
-			found.SetLines(func(file string) ([]byte, error) { return input.ReadFile(file, c.maxInput) })
 			for _, w := range found.Warnings {
-				fmt.Fprintln(c.errw, "Warning: "+w)
+				c.warn(w)
 			}
 			var src *audit.AppSource
 			if len(found.Sources) > 0 {
@@ -105,7 +74,6 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 			}
 			var targets []*audit.Target
 			var res []*operators.Resolution
-			var err error
 			if o.source != "" && src != nil && src.Plugin != nil {
 				// The Application names the plugin: render what generate
 				// renders for it.
@@ -156,19 +124,16 @@ func (c *cli) auditSource(o *auditOptions, src *audit.AppSource) ([]*audit.Targe
 	}
 	var objs []manifest.Object
 	if o.source != "" {
-		objs, err = c.sourceObjects(o.source, o.repoRoot, src)
+		var opt render.Options
+		if opt, err = c.auditSourceOptions(o.source, o.repoRoot, src); err == nil {
+			objs, err = render.Render(c.ctx, opt)
+		}
 	} else {
 		objs, err = c.inputs().All(o.manifests)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	targets := make([]*audit.Target, len(objs))
-	for i := range objs {
-		targets[i] = &audit.Target{Object: objs[i]}
-	}
-	err = e.FillAll(objs, func(i int, f defaults.Filled) {
-		targets[i].Filled = append(targets[i].Filled, f)
-	})
+	targets, err := audit.FillTargets(e, objs)
 	return targets, res, err
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -113,7 +112,7 @@ func (c *cli) runCheck(ctx context.Context, o *checkOptions, args []string) erro
 		return err
 	}
 	if len(o.operators) == 0 {
-		fmt.Fprintln(c.errw, "Warning: no --operator selected: nothing is filled; check shows what the cluster adds to the manifests as written")
+		c.warn("no --operator selected: nothing is filled; check shows what the cluster adds to the manifests as written")
 	}
 	cl, ns, objs, err := c.clusterInputs(ctx, o, args)
 	if err != nil {
@@ -128,8 +127,8 @@ func (c *cli) runCheck(ctx context.Context, o *checkOptions, args []string) erro
 	} else {
 		check.WriteText(c.out, rep)
 	}
-	if differ, fields := rep.Differ(); err == nil && differ > 0 {
-		return foundError{fmt.Sprintf("%d object(s) differ from what %s stores (%d field(s)): the selected profiles do not match this cluster", differ, cl.Host, fields)}
+	if msg := rep.Summary(cl.Host); err == nil && msg != "" {
+		return foundError{msg}
 	}
 	return err
 }
@@ -140,9 +139,7 @@ func (c *cli) clusterInputs(ctx context.Context, o *checkOptions, args []string)
 	if cl, err = cluster.Connect(ctx, o.cluster.options()); err != nil {
 		return nil, "", nil, err
 	}
-	if ns = o.namespace; ns == "" {
-		ns = cl.Namespace
-	}
+	ns = check.Namespace(o.namespace, cl)
 	objs, err = c.checkInputs(ctx, o, cl, ns, args)
 	return cl, ns, objs, err
 }
@@ -168,13 +165,5 @@ func (c *cli) checkSourceOptions(o *checkOptions, dir, ns string, cl *cluster.Cl
 		return opt, err
 	}
 	o.helm.apply(&opt)
-	opt.Namespace = ns
-	opt.KubeVersion, opt.APIVersions = o.kubeVersion, o.apiVersions
-	if opt.KubeVersion == "" {
-		opt.KubeVersion = cl.Version
-	}
-	if opt.APIVersions == nil {
-		opt.APIVersions, err = cl.APIVersions()
-	}
-	return opt, err
+	return check.SourceOptions(opt, ns, o.kubeVersion, o.apiVersions, cl)
 }

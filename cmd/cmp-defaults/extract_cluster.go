@@ -29,6 +29,6 @@ func (c *cli) extractFromCluster(ctx context.Context, fc *fromClusterFlags, op, 
 	if err != nil {
 		return err
 	}
-	c.warn(crds.Warnings)
+	c.warn(crds.Warnings...)
 	return c.writeExtracted(op, ver, crds, dir)
 }

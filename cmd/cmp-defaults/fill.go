@@ -1,16 +1,14 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"os"
 	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/input"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/pipeline"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 )
 
@@ -39,40 +37,19 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 			// about twice the input; pages never written cost no memory), and
 			// let the GC work harder rather than let the heap double: the
 			// input streams through, so the output is nearly all that lives.
-			if n := inputSize(args); n > 0 && n <= c.maxInput {
+			if n := input.Size(args); n > 0 && n <= c.maxInput {
 				c.out.Grow(int(2 * n))
 				debug.SetMemoryLimit(48<<20 + 2*n)
 			}
-			enc, err := manifest.NewEncoder(c.out, o.output.name)
-			if err != nil {
-				return err
-			}
-			ctx, cancel := context.WithTimeout(c.ctx, timeout)
-			defer cancel()
-			e = e.WithContext(ctx)
-			err = c.inputs().Each(args, func(ob manifest.Object) error {
-				if ctx.Err() != nil {
-					return context.Cause(ctx)
-				}
-				if err := e.FillObject(ob, nil); err != nil {
-					return err
-				}
-				c.warnUnserved(res, []manifest.Object{ob})
-				return enc.Encode(ob)
-			})
-			if cause := context.Cause(ctx); cause != nil {
-				if errors.Is(cause, context.DeadlineExceeded) {
-					return fmt.Errorf("gave up after %s while filling; raise --timeout if the input is meant to be this large", timeout)
-				}
-				return cause
-			}
-			if err != nil {
+			st := pipeline.Stream{Timeout: timeout, TimeoutName: "--timeout", Format: o.output.name, Out: c.out,
+				Filled: func(ob manifest.Object) { c.warnUnserved(res, []manifest.Object{ob}) }}
+			if err := st.Run(c.ctx, e, func(fn func(manifest.Object) error) error { return c.inputs().Each(args, fn) }); err != nil {
 				return err
 			}
 			if len(o.operators) == 0 {
-				fmt.Fprintln(c.errw, "Warning: no --operator selected; objects pass through unchanged")
+				c.warn("no --operator selected; objects pass through unchanged")
 			}
-			return enc.Close()
+			return nil
 		},
 	}
 	addCommon(cmd, &o)
@@ -80,15 +57,4 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 	c.addSourceFlags(cmd)
 	cmd.Flags().DurationVar(&timeout, "timeout", plugin.DefaultTimeout, "give up after this long")
 	return cmd
-}
-
-// inputSize is the total size of the named files (0 for stdin).
-func inputSize(args []string) int64 {
-	var n int64
-	for _, a := range args {
-		if fi, err := os.Stat(a); err == nil && fi.Mode().IsRegular() {
-			n += fi.Size()
-		}
-	}
-	return n
 }

@@ -28,6 +28,16 @@ func (n names) badSetting(key string, err error) error {
 	return usageError{err}
 }
 
+// selectionError names the setting of a bad operator reference and adds
+// to a resolve error how to act on it here.
+func (n names) selectionError(err error) error {
+	var re *operators.RefError
+	if errors.As(err, &re) {
+		return n.badSetting("operators", re.Err)
+	}
+	return n.resolveError(err)
+}
+
 // resolveError adds to a resolve error how to act on it here.
 func (n names) resolveError(err error) error {
 	var re *operators.ResolveError

@@ -19,8 +19,8 @@ func (c *cli) print(o *outputFormat, rep printable) error {
 	return rep.WriteText(c.out)
 }
 
-// warn prints each warning on stderr.
-func (c *cli) warn(ws []string) {
+// warn prints each warning on stderr, one line each.
+func (c *cli) warn(ws ...string) {
 	for _, w := range ws {
 		fmt.Fprintln(c.errw, "Warning: "+w)
 	}

@@ -38,7 +38,7 @@ func (c *cli) profilesList() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c.warn(st.Warnings)
+			c.warn(st.Warnings...)
 			l, err := catalog.ListOf(st)
 			if err != nil {
 				return err
@@ -78,7 +78,7 @@ func (c *cli) profilesShow() *cobra.Command {
 			}
 			shown := catalog.Show(st, args[0], res[0])
 			if shown.Warning != "" {
-				c.warn([]string{shown.Warning})
+				c.warn(shown.Warning)
 			}
 			return c.print(&o.output, shown)
 		},
@@ -104,7 +104,7 @@ profile that exists and is the newest at or below it. Rules for built-in Kuberne
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rep, err := catalog.Lint(args)
 			if rep != nil {
-				c.warn(rep.Warnings)
+				c.warn(rep.Warnings...)
 			}
 			if err != nil {
 				return err

@@ -2,9 +2,7 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -53,7 +51,8 @@ Nothing outside the repository root (the nearest parent with .git, or --repo-roo
 			rf.sourceFlags.apply(&ropt)
 			ropt.Include, ropt.Exclude = rf.include, rf.exclude
 			ropt.KubeVersion, ropt.APIVersions = rf.kubeVersion, plugin.SplitList(rf.apiVersions...)
-			return c.pipeline(&o, renderRun{opt: ropt, timeout: rf.timeout, releaseNameSet: rf.releaseName != ""})
+			return c.pipeline(renderRun{sel: c.selection(&o, o.operators), releaseNameSet: rf.releaseName != "",
+				Options: pipeline.Options{Render: ropt, Timeout: rf.timeout, Format: o.output.name}})
 		},
 	}
 	addCommon(cmd, &o)
@@ -106,85 +105,72 @@ Errors name the parameter or variable to change; configuration errors exit 1.`,
 				return configError{err}
 			}
 			for _, w := range cfg.Warnings {
-				fmt.Fprintln(c.errw, "Warning: "+w)
+				c.warn(w)
 			}
 			c.names = names{plugin.Names{Plugin: true, From: cfg.From}}
 			if len(cfg.Operators) == 0 {
-				return configError{errors.New(`no operator release configured for this Application. Set one of:
-  the plugin parameter 'operators' (a map), e.g.
-    plugin: {name: cmp-defaults, parameters: [{name: operators, map: {external-secrets: "2.5.0"}}]}
-  or the plugin env CMP_DEFAULTS_OPERATORS, e.g.
-    plugin: {name: cmp-defaults, env: [{name: CMP_DEFAULTS_OPERATORS, value: "external-secrets@2.5.0"}]}
-'cmp-defaults profiles list' shows the operators and releases this sidecar knows`)}
+				return configError{plugin.ErrNoOperators}
 			}
-			o := common{operators: cfg.Operators, strict: cfg.Strict, output: outputFormat{name: "yaml"}}
-			r := runOf(cfg)
-			r.apiVersions = cfg.APIVersions
-			return c.pipeline(&o, r)
+			r := runOf(cfg, cfg.Selection(c.profileDirs))
+			r.Format, r.APIVersions = "yaml", cfg.APIVersions
+			return c.pipeline(r)
 		},
 	}
 }
 
-// renderRun is one render and fill as a command asks for it.
+// renderRun is one render and fill as a command asks for it: the
+// pipeline's options (Format set: encode into c.out) and the releases.
 type renderRun struct {
-	opt            render.Options
-	timeout        time.Duration
-	refuseEmpty    bool     // an empty result is an error (generate without allow-empty)
-	releaseNameSet bool     // the release name was chosen, not defaulted
-	apiVersions    []string // KUBE_API_VERSIONS: warn about kinds the cluster does not serve
+	pipeline.Options
+	sel            operators.Selection
+	releaseNameSet bool // the release name was chosen, not defaulted
 }
 
 // runOf is the run generate's configuration asks for.
-func runOf(cfg *plugin.Config) renderRun {
-	return renderRun{opt: cfg.RenderOptions(), timeout: cfg.Timeout, refuseEmpty: !cfg.AllowEmpty, releaseNameSet: cfg.From["release-name"] != ""}
+func runOf(cfg *plugin.Config, sel operators.Selection) renderRun {
+	return renderRun{sel: sel, releaseNameSet: cfg.From["release-name"] != "",
+		Options: pipeline.Options{Render: cfg.RenderOptions(), Timeout: cfg.Timeout, RefuseEmpty: !cfg.AllowEmpty}}
 }
 
 // pipeline is render -> fill -> encode under one deadline and the run's
 // memory budget; every step honours both. On a timeout it says which step
 // was running.
-func (c *cli) pipeline(o *common, r renderRun) error {
-	_, _, err := c.renderFill(o, r, true, nil)
+func (c *cli) pipeline(r renderRun) error {
+	_, _, err := c.renderFill(r, nil)
 	if err != nil {
 		return err
 	}
-	if len(o.operators) == 0 && !c.names.Plugin {
+	if len(r.sel.Refs) == 0 && !c.names.Plugin {
 		// Only on success: it must not precede an unrelated error.
-		fmt.Fprintln(c.errw, "Warning: no --operator selected; objects are rendered but not filled")
+		c.warn("no --operator selected; objects are rendered but not filled")
 	}
 	return nil
 }
 
 // renderFill renders and fills as generate does (internal/pipeline), then
-// encodes into c.out when encode is set; audit uses it to render an
+// encodes into c.out when r.Format is set; audit uses it to render an
 // Application that names the plugin. record, when set, sees every filled field.
-func (c *cli) renderFill(o *common, r renderRun, encode bool, record func(int, defaults.Filled)) ([]manifest.Object, []*operators.Resolution, error) {
-	r.opt.MaxBytes = c.maxInput
-	opt := pipeline.Options{Render: r.opt, Timeout: r.timeout, TimeoutName: c.names.Of("timeout"), RefuseEmpty: r.refuseEmpty,
-		Plugin: c.names.Plugin, Record: record}
-	if encode {
-		opt.Format, opt.Out = o.output.name, c.out
-	}
+func (c *cli) renderFill(r renderRun, record func(int, defaults.Filled)) ([]manifest.Object, []*operators.Resolution, error) {
+	opt := r.Options
+	opt.Render.MaxBytes = c.maxInput
+	opt.TimeoutName, opt.Plugin, opt.Record, opt.Out, opt.Warn = c.names.Of("timeout"), c.names.Plugin, record, c.out, func(m string) { c.warn(m) }
 	return pipeline.Run(c.ctx, opt, pipeline.Hooks{
-		Load:   func() (*defaults.Engine, []*operators.Resolution, error) { return c.engine(o) },
-		Loaded: func(res []*operators.Resolution) { c.warnUnservedKinds(res, r.apiVersions) },
+		Load: func() (*defaults.Engine, []*operators.Resolution, error) { return c.load(r.sel) },
 		Settings: func(kind render.Kind, ropt render.Options) error {
-			if unused := c.names.ByUser(render.Unused(kind, ropt, r.releaseNameSet)); len(unused) > 0 {
-				return c.unusedSettings(kind, ropt.Dir, unused)
-			}
-			return nil
+			return c.unusedSettings(kind, ropt, ropt.Dir, r.releaseNameSet)
 		},
 		Filled: c.warnUnserved,
 	})
 }
 
-// unusedSettings refuses settings that do nothing for this kind of source:
-// the user believes they apply.
-func (c *cli) unusedSettings(kind render.Kind, dir string, unused []string) error {
-	var parts []string
-	for _, u := range unused {
-		parts = append(parts, fmt.Sprintf("%s applies to %s only", c.names.Of(u), render.Applies(u)))
+// unusedSettings refuses settings that do nothing for this kind of source
+// (render.Unused): the user believes they apply. dir is as the user named it.
+func (c *cli) unusedSettings(kind render.Kind, opt render.Options, dir string, releaseNameSet bool) error {
+	unused := c.names.ByUser(render.Unused(kind, opt, releaseNameSet))
+	if len(unused) == 0 {
+		return nil
 	}
-	msg := fmt.Sprintf("%s is a %s source, so these settings would do nothing: %s", dir, kind, strings.Join(parts, "; "))
+	msg := render.UnusedMessage(kind, dir, unused, c.names.Of)
 	if c.names.Plugin {
 		return configError{errors.New(msg + "; remove them from the Application")}
 	}
@@ -192,50 +178,9 @@ func (c *cli) unusedSettings(kind render.Kind, dir string, unused []string) erro
 }
 
 // warnUnserved warns once per apiVersion and kind that a selected release
-// does not serve while other checked releases of the operator do: the API
-// server rejects such objects.
+// does not serve (pipeline.Unserved).
 func (c *cli) warnUnserved(res []*operators.Resolution, objs []manifest.Object) {
-	if c.unservedSeen == nil {
-		c.unservedSeen = map[string]bool{}
-	}
-	for _, ob := range objs {
-		av, _ := ob.Data["apiVersion"].(string)
-		k, _ := ob.Data["kind"].(string)
-		if c.unservedSeen[av+" "+k] {
-			continue
-		}
-		c.unservedSeen[av+" "+k] = true
-		for _, r := range res {
-			if msg := r.Unserved(c.store, av, k); msg != "" {
-				fmt.Fprintf(c.errw, "Warning: %s: %s\n", ob.Where(), msg)
-			}
-		}
-	}
-}
-
-// warnUnservedKinds compares the selected profiles with KUBE_API_VERSIONS:
-// a kind the cluster does not serve hints at the wrong operator release.
-func (c *cli) warnUnservedKinds(res []*operators.Resolution, apiVersions []string) {
-	if len(apiVersions) == 0 {
-		return
-	}
-	served := map[string]bool{}
-	for _, v := range apiVersions {
-		served[v] = true
-	}
-	for _, r := range res {
-		groups := map[string]bool{}
-		missing := []string{}
-		for _, rs := range r.Profile.Resources {
-			groups[rs.Group] = true
-			if !served[rs.APIVersion()] && !served[rs.APIVersion()+"/"+rs.Kind] {
-				missing = append(missing, rs.APIVersion()+" "+rs.Kind)
-			}
-		}
-		if len(missing) > 0 && len(missing) == len(r.Profile.Resources) {
-			fmt.Fprintf(c.errw, "Warning: the cluster serves none of the kinds of %s (KUBE_API_VERSIONS); is the operator installed there?\n", r.Ref())
-		} else if len(missing) > 0 {
-			fmt.Fprintf(c.errw, "Warning: the cluster does not serve %s of %s (KUBE_API_VERSIONS)\n", strings.Join(missing, ", "), r.Ref())
-		}
+	for _, w := range c.unserved.Check(c.store, res, objs) {
+		c.warn(w)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -16,8 +15,8 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/input"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/pipeline"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
-	"github.com/cmp-defaults/cmp-defaults/profiles"
 )
 
 // cli carries what every command shares.
@@ -26,15 +25,15 @@ type cli struct {
 	out   *bytes.Buffer // stdout, written only when the command succeeds
 	errw  io.Writer
 
-	names        names            // how messages name settings: flags, or generate's parameters
-	store        *operators.Store // the profiles of the last engine built
-	unservedSeen map[string]bool  // apiVersion and kind already warned about
-	src          *sourceFlags     // Helm settings for directory arguments
-	maxInput     int64            // bytes per input file or stdin, and per render
-	maxMemory    int64            // heap bytes of the whole run (guard.Watch)
-	limits       manifest.Limits
-	profileDirs  []string        // CMP_DEFAULTS_PROFILES_DIR, when no --profiles-dir is given
-	ctx          context.Context // ends on SIGINT, SIGTERM or when the memory budget is exceeded
+	names       names             // how messages name settings: flags, or generate's parameters
+	store       *operators.Store  // the profiles of the last engine built
+	unserved    pipeline.Unserved // apiVersion and kind already warned about
+	src         *sourceFlags      // Helm settings for directory arguments
+	maxInput    int64             // bytes per input file or stdin, and per render
+	maxMemory   int64             // heap bytes of the whole run (guard.Watch)
+	limits      manifest.Limits
+	profileDirs []string        // CMP_DEFAULTS_PROFILES_DIR, when no --profiles-dir is given
+	ctx         context.Context // ends on SIGINT, SIGTERM or when the memory budget is exceeded
 }
 
 // readEnv takes the limits and profile directories from the process's
@@ -45,7 +44,7 @@ func (c *cli) readEnv() error {
 		return limitsError{err}
 	}
 	c.maxInput, c.maxMemory, c.limits, c.profileDirs = s.MaxInput, s.MaxMemory, s.Limits, s.ProfileDirs
-	c.limits.Warn = func(msg string) { fmt.Fprintln(c.errw, "Warning: "+msg) }
+	c.limits.Warn = func(m string) { c.warn(m) }
 	return nil
 }
 
@@ -130,7 +129,7 @@ func (c *cli) dirs(o *common) []string {
 }
 
 func (c *cli) loadStore(o *common) (*operators.Store, error) {
-	return operators.Load(operators.LoadOptions{Embedded: profiles.FS, Dirs: c.dirs(o)})
+	return pipeline.LoadStore(c.dirs(o))
 }
 
 // engine resolves the selected operator releases and compiles their rules.
@@ -140,54 +139,33 @@ func (c *cli) engine(o *common) (*defaults.Engine, []*operators.Resolution, erro
 }
 
 func (c *cli) engineFor(o *common, refs []string) (*defaults.Engine, []*operators.Resolution, error) {
-	st, err := c.loadStore(o)
-	if err != nil {
-		return nil, nil, err
-	}
-	c.store = st
-	for _, w := range st.Warnings {
-		fmt.Fprintln(c.errw, "Warning: "+w)
-	}
-	res, err := c.names.resolveAll(st, refs, o.strict)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, r := range res {
-		if r.Warning != "" {
-			fmt.Fprintln(c.errw, "Warning: "+r.Warning)
-		}
-	}
-	e, err := defaults.Compile(res, st.ProfileFile)
-	if err != nil {
-		return nil, nil, err
-	}
-	// jq rules stop when the run ends (its memory budget); the pipeline
-	// narrows this to its deadline.
-	return e.WithContext(c.ctx), res, nil
+	return c.load(c.selection(o, refs))
 }
 
+// selection is the releases refs name, with the command's profile
+// directories and strictness.
+func (c *cli) selection(o *common, refs []string) operators.Selection {
+	return operators.Selection{Refs: plugin.SplitList(refs...), Dirs: c.dirs(o), Strict: o.strict}
+}
+
+// load builds the engine of sel (pipeline.LoadSelection); its errors name
+// the setting to change.
+func (c *cli) load(sel operators.Selection) (*defaults.Engine, []*operators.Resolution, error) {
+	l, err := pipeline.LoadSelection(c.ctx, sel, func(m string) { c.warn(m) })
+	if l != nil {
+		c.store = l.Store
+	}
+	if err != nil {
+		return nil, nil, c.names.selectionError(err)
+	}
+	return l.Engine, l.Releases, nil
+}
+
+// resolveAll resolves refs in st (kept for profiles.go).
 func (n names) resolveAll(st *operators.Store, refs []string, strict bool) ([]*operators.Resolution, error) {
-	var res []*operators.Resolution
-	seen := map[string]string{}
-	for _, ref := range refs {
-		for _, one := range plugin.SplitList(ref) {
-			name, ver, err := operators.ParseRef(one)
-			if err != nil {
-				return nil, n.badSetting("operators", err)
-			}
-			if prev, dup := seen[name]; dup {
-				if prev == ver {
-					continue
-				}
-				return nil, n.badSetting("operators", fmt.Errorf("conflicting releases for %s: %s and %s; select one", name, strings.TrimPrefix(prev, "v"), strings.TrimPrefix(ver, "v")))
-			}
-			seen[name] = ver
-			r, err := st.Resolve(name, ver, strict)
-			if err != nil {
-				return nil, n.resolveError(err)
-			}
-			res = append(res, r)
-		}
+	res, err := operators.Selection{Refs: plugin.SplitList(refs...), Strict: strict}.Resolve(st)
+	if err != nil {
+		return nil, n.selectionError(err)
 	}
 	return res, nil
 }

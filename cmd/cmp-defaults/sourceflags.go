@@ -75,8 +75,8 @@ func (c *cli) renderDir(dir string) ([]manifest.Object, error) {
 			return nil, err
 		}
 		opt.Kind = kind
-		if unused := render.Unused(kind, opt, sf.releaseName != ""); len(unused) > 0 {
-			return nil, c.unusedSettings(kind, dir, unused)
+		if err := c.unusedSettings(kind, opt, dir, sf.releaseName != ""); err != nil {
+			return nil, err
 		}
 		sf.used = true
 	}

@@ -118,3 +118,14 @@ func PathErr(err error) error {
 	}
 	return err
 }
+
+// Size is the total size of the named regular files (0 for stdin).
+func Size(args []string) int64 {
+	var n int64
+	for _, a := range args {
+		if fi, err := os.Stat(a); err == nil && fi.Mode().IsRegular() {
+			n += fi.Size()
+		}
+	}
+	return n
+}

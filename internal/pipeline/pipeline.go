@@ -33,6 +33,10 @@ type Options struct {
 	Out    io.Writer
 	// Record, when set, sees every filled field with its object's index.
 	Record func(i int, f defaults.Filled)
+	// APIVersions the cluster serves (KUBE_API_VERSIONS), when known:
+	// Warn hears of selected kinds it does not serve (UnservedKinds).
+	APIVersions []string
+	Warn        func(string)
 }
 
 // Hooks are the caller's decisions.
@@ -41,8 +45,7 @@ type Hooks struct {
 	Load func() (*defaults.Engine, []*operators.Resolution, error)
 	// Settings refuses settings that do nothing for a source of this kind.
 	Settings func(kind render.Kind, opt render.Options) error
-	// Loaded and Filled see the releases, and the filled objects (warnings).
-	Loaded func(res []*operators.Resolution)
+	// Filled sees the releases and the filled objects (warnings).
 	Filled func(res []*operators.Resolution, objs []manifest.Object)
 }
 
@@ -78,8 +81,10 @@ func Run(parent context.Context, opt Options, h Hooks) ([]manifest.Object, []*op
 		return fail(err)
 	}
 	e, res := l.e.WithContext(ctx), l.res
-	if h.Loaded != nil {
-		h.Loaded(res)
+	if opt.Warn != nil {
+		for _, w := range UnservedKinds(res, opt.APIVersions) {
+			opt.Warn(w)
+		}
 	}
 	kind, err := render.Detect(ropt.Dir)
 	if err != nil {
@@ -142,4 +147,48 @@ func Run(parent context.Context, opt Options, h Hooks) ([]manifest.Object, []*op
 		return fail(err)
 	}
 	return objs, res, nil
+}
+
+// Stream is the path of fill: objects are filled and encoded one by one as
+// they are decoded, so that the input is never held whole.
+type Stream struct {
+	Timeout     time.Duration
+	TimeoutName string // the setting that raises Timeout, for the message
+	Format      string
+	Out         io.Writer
+	// Filled, when set, sees each object once it is filled (warnings).
+	Filled func(manifest.Object)
+}
+
+// Run fills every object each reads with e, under s.Timeout and ctx.
+func (s Stream) Run(parent context.Context, e *defaults.Engine, each func(func(manifest.Object) error) error) error {
+	enc, err := manifest.NewEncoder(s.Out, s.Format)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(parent, s.Timeout)
+	defer cancel()
+	e = e.WithContext(ctx)
+	err = each(func(ob manifest.Object) error {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		if err := e.FillObject(ob, nil); err != nil {
+			return err
+		}
+		if s.Filled != nil {
+			s.Filled(ob)
+		}
+		return enc.Encode(ob)
+	})
+	if cause := context.Cause(ctx); cause != nil {
+		if errors.Is(cause, context.DeadlineExceeded) {
+			return fmt.Errorf("gave up after %s while filling; raise %s if the input is meant to be this large", s.Timeout, s.TimeoutName)
+		}
+		return cause
+	}
+	if err != nil {
+		return err
+	}
+	return enc.Close()
 }

@@ -1,5 +1,10 @@
 package render
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Unused lists the settings of opt that a source of this kind ignores, by
 // their parameter names: values-files, values, set, set-string and
 // release-name apply to Helm charts only, include and exclude to directory
@@ -49,4 +54,14 @@ func Applies(setting string) string {
 		return "directory sources of plain manifests"
 	}
 	return "Helm charts"
+}
+
+// UnusedMessage says that the settings unused (named by Unused, spelled
+// by name) would do nothing for the kind source dir.
+func UnusedMessage(kind Kind, dir string, unused []string, name func(string) string) string {
+	parts := make([]string, 0, len(unused))
+	for _, u := range unused {
+		parts = append(parts, fmt.Sprintf("%s applies to %s only", name(u), Applies(u)))
+	}
+	return fmt.Sprintf("%s is a %s source, so these settings would do nothing: %s", dir, kind, strings.Join(parts, "; "))
 }

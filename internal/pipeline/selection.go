@@ -1,0 +1,50 @@
+package pipeline
+
+import (
+	"context"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/profiles"
+)
+
+// Loaded is a selection of operator releases made ready to fill.
+type Loaded struct {
+	Store    *operators.Store
+	Releases []*operators.Resolution
+	Engine   *defaults.Engine // stops when ctx of LoadSelection ends
+}
+
+// LoadStore reads the shipped profiles and those of dirs.
+func LoadStore(dirs []string) (*operators.Store, error) {
+	return operators.Load(operators.LoadOptions{Embedded: profiles.FS, Dirs: dirs})
+}
+
+// LoadSelection loads the profiles, resolves the selected releases and
+// compiles their rules. warn sees the store's and the releases' warnings
+// as they come, so they precede any error.
+func LoadSelection(ctx context.Context, sel operators.Selection, warn func(string)) (*Loaded, error) {
+	st, err := LoadStore(sel.Dirs)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range st.Warnings {
+		warn(w)
+	}
+	res, err := sel.Resolve(st)
+	if err != nil {
+		return &Loaded{Store: st}, err
+	}
+	for _, r := range res {
+		if r.Warning != "" {
+			warn(r.Warning)
+		}
+	}
+	e, err := defaults.Compile(res, st.ProfileFile)
+	if err != nil {
+		return &Loaded{Store: st}, err
+	}
+	// jq rules stop when the run ends (its memory budget); the pipeline
+	// narrows this to its deadline.
+	return &Loaded{Store: st, Releases: res, Engine: e.WithContext(ctx)}, nil
+}

@@ -1,0 +1,60 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+)
+
+func TestLoadSelection(t *testing.T) {
+	var warnings []string
+	warn := func(w string) { warnings = append(warnings, w) }
+	l, err := LoadSelection(context.Background(), operators.Selection{Refs: []string{"external-secrets@2.5.0", "external-secrets@v2.5.0"}}, warn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Releases) != 1 || l.Releases[0].Ref() != "external-secrets@v2.5.0" || l.Engine == nil || l.Store == nil {
+		t.Fatalf("a repeated release is selected once: got %d releases", len(l.Releases))
+	}
+
+	for _, refs := range [][]string{{"external-secrets@2.5.0", "external-secrets@2.4.0"}, {"external-secrets"}} {
+		_, err := LoadSelection(context.Background(), operators.Selection{Refs: refs}, warn)
+		var re *operators.RefError
+		if !errors.As(err, &re) {
+			t.Errorf("%v: want a *RefError, got %v", refs, err)
+		}
+	}
+	_, err = LoadSelection(context.Background(), operators.Selection{Refs: []string{"no-such-operator@1.0.0"}}, warn)
+	var re *operators.ResolveError
+	if !errors.As(err, &re) || !re.Unknown {
+		t.Errorf("unknown operator: want an unknown *ResolveError, got %v", err)
+	}
+}
+
+func TestUnservedKinds(t *testing.T) {
+	l, err := LoadSelection(context.Background(), operators.Selection{Refs: []string{"external-secrets@2.5.0"}}, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := UnservedKinds(l.Releases, nil); w != nil {
+		t.Errorf("without KUBE_API_VERSIONS nothing is compared: %v", w)
+	}
+	w := UnservedKinds(l.Releases, []string{"v1"})
+	if len(w) != 1 || !strings.Contains(w[0], "serves none of the kinds of external-secrets@v2.5.0") {
+		t.Errorf("a cluster serving only v1: %v", w)
+	}
+	var all []string
+	for _, rs := range l.Releases[0].Profile.Resources {
+		all = append(all, rs.APIVersion()+"/"+rs.Kind)
+	}
+	if w := UnservedKinds(l.Releases, all); len(w) != 0 {
+		t.Errorf("a cluster serving every kind: %v", w)
+	}
+	w = UnservedKinds(l.Releases, all[1:])
+	if len(w) != 1 || !strings.Contains(w[0], "does not serve") {
+		t.Errorf("a cluster serving all but one apiVersion: %v", w)
+	}
+}
