@@ -3,24 +3,12 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/audit"
-	"github.com/cmp-defaults/cmp-defaults/internal/input"
-	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
-	"github.com/cmp-defaults/cmp-defaults/internal/operators"
-	"github.com/cmp-defaults/cmp-defaults/internal/render"
-	"github.com/cmp-defaults/cmp-defaults/internal/report"
+	"github.com/cmp-defaults/cmp-defaults/internal/action"
 )
 
-type auditOptions struct {
-	common
-	argocdCM  []string
-	source    string
-	manifests []string
-	repoRoot  string
-}
-
 func (c *cli) auditCmd() *cobra.Command {
-	var o auditOptions
+	var o action.Audit
+	var out outputFormat
 	cmd := &cobra.Command{
 		Use:   "audit APP.yaml... (--source DIR | --manifests FILE...) [--operator NAME@VERSION]",
 		Short: "Find ignoreDifferences rules that cmp-defaults makes redundant",
@@ -49,91 +37,18 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 		Example: `  cmp-defaults audit app.yaml --source apps/datadog --operator external-secrets@2.5.0
   cmp-defaults audit appset.yaml --argocd-cm argocd-cm.yaml --manifests rendered.yaml --operator cert-manager@1.19.0 -o json
   helm template my-chart > out.yaml && cmp-defaults audit app.yaml --manifests out.yaml --operator external-secrets@2.5.0`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			switch {
-			case o.source == "" && len(o.manifests) == 0:
-				return usagef("give the application's manifests with --source DIR or --manifests FILE...")
-			case o.source != "" && len(o.manifests) > 0:
-				return usagef("give either --source DIR or --manifests FILE..., not both")
-			case o.source != "" && c.src != nil && c.src.given():
-				return usagef("-f/--values, --set*, -n and --release-name apply to --manifests DIR; --source renders with the Application's own settings")
-			}
-			if len(args) == 0 && len(o.argocdCM) == 0 {
-				return usagef("name the Application or ApplicationSet files to audit (APP.yaml...), or --argocd-cm")
-			}
-			found, err := audit.Collect(args, o.argocdCM, c.inputs().All, func(file string) ([]byte, error) { return input.ReadFile(file, c.maxInput) })
-			if err != nil {
-				return err
-			}
-			for _, w := range found.Warnings {
-				c.warn(w)
-			}
-			var src *audit.AppSource
-			if len(found.Sources) > 0 {
-				src = &found.Sources[0]
-			}
-			var targets []*audit.Target
-			var res []*operators.Resolution
-			if o.source != "" && src != nil && src.Plugin != nil {
-				// The Application names the plugin: render what generate
-				// renders for it.
-				targets, res, err = c.auditPluginSource(&o, src.Plugin)
-			} else {
-				targets, res, err = c.auditSource(&o, src)
-			}
-			if err != nil {
-				return err
-			}
-			st, err := c.loadStore(&o.common)
-			if err != nil {
-				return err
-			}
-			rep := audit.Run(found.Rules, targets, res, audit.NewHistory(st))
-			if o.output.json() {
-				if err := report.WriteJSON(c.out, rep); err != nil {
-					return err
-				}
-			} else {
-				audit.WriteText(c.out, rep)
-			}
-			if rep.Summary.Redundant > 0 {
-				return foundError{}
-			}
-			return nil
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.Apps, o.JSON = args, out.json()
+			return o.Run(&c.Env)
 		},
 	}
-	addCommon(cmd, &o.common)
-	c.addSourceFlags(cmd)
-	addOutput(cmd, &o.output, "output format", "text", "json")
-	cmd.Flags().StringArrayVar(&o.argocdCM, "argocd-cm", nil, "argocd-cm ConfigMap file whose resource.customizations.ignoreDifferences keys are audited too (repeatable)")
-	cmd.Flags().StringVar(&o.source, "source", "", "the application's source directory (spec.source.path in a checkout): plain manifests, Helm or Kustomize, rendered with the Application's Helm settings and filled")
-	cmd.Flags().StringVar(&o.repoRoot, "repo-root", "", "with --source: nothing outside this directory is read (default: nearest parent with .git, else the source)")
-	cmd.Flags().StringArrayVar(&o.manifests, "manifests", nil, "the application's rendered manifests: YAML/JSON files, '-' for stdin, or directories (rendered with default settings); repeatable")
+	f := cmd.Flags()
+	addOperators(f, &o.Operators)
+	addDirHelm(f, &o.Helm)
+	addOutput(cmd, &out, "output format", "text", "json")
+	f.StringArrayVar(&o.ArgocdCM, "argocd-cm", nil, "argocd-cm ConfigMap file whose resource.customizations.ignoreDifferences keys are audited too (repeatable)")
+	f.StringVar(&o.Source, "source", "", "the application's source directory (spec.source.path in a checkout): plain manifests, Helm or Kustomize, rendered with the Application's Helm settings and filled")
+	f.StringVar(&o.RepoRoot, "repo-root", "", "with --source: nothing outside this directory is read (default: nearest parent with .git, else the source)")
+	f.StringArrayVar(&o.Manifests, "manifests", nil, "the application's rendered manifests: YAML/JSON files, '-' for stdin, or directories (rendered with default settings); repeatable")
 	return cmd
-}
-
-// auditSource renders (--source) or reads (--manifests) the application's
-// manifests and fills them with the --operator releases.
-func (c *cli) auditSource(o *auditOptions, src *audit.AppSource) ([]*audit.Target, []*operators.Resolution, error) {
-	if len(o.operators) == 0 {
-		return nil, nil, usagef("audit needs at least one --operator NAME@VERSION: the operator releases running in the cluster (or an Application whose source uses plugin cmp-defaults with its operators, and --source)")
-	}
-	e, res, err := c.engineFor(&o.common, o.operators)
-	if err != nil {
-		return nil, nil, err
-	}
-	var objs []manifest.Object
-	if o.source != "" {
-		var opt render.Options
-		if opt, err = c.auditSourceOptions(o.source, o.repoRoot, src); err == nil {
-			objs, err = render.Render(c.ctx, opt)
-		}
-	} else {
-		objs, err = c.inputs().All(o.manifests)
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	targets, err := audit.FillTargets(e, objs)
-	return targets, res, err
 }

@@ -1,50 +1,14 @@
 package main
 
 import (
-	"context"
-	"time"
-
 	"github.com/spf13/cobra"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/check"
-	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
-	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
-	"github.com/cmp-defaults/cmp-defaults/internal/render"
+	"github.com/cmp-defaults/cmp-defaults/internal/action"
 )
 
-// clusterFlags select a cluster.
-type clusterFlags struct {
-	kubeconfig string
-	context    string
-	timeout    time.Duration
-}
-
-func (f *clusterFlags) add(cmd *cobra.Command) {
-	fl := cmd.Flags()
-	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig file (default $KUBECONFIG, then ~/.kube/config)")
-	fl.StringVar(&f.context, "context", "", "kubeconfig context (default: the current context)")
-	fl.DurationVar(&f.timeout, "request-timeout", 30*time.Second, "timeout of each request to the API server")
-}
-
-func (f *clusterFlags) options() cluster.Options {
-	return cluster.Options{Kubeconfig: f.kubeconfig, Context: f.context, Timeout: f.timeout}
-}
-
-type checkOptions struct {
-	common
-	cluster      clusterFlags
-	namespace    string
-	fieldManager string
-	allKinds     bool
-	// render
-	repoRoot    string
-	helm        sourceFlags // its namespace is unused: -n is namespace above
-	kubeVersion string
-	apiVersions []string
-}
-
 func (c *cli) checkCmd() *cobra.Command {
-	var o checkOptions
+	var o action.Check
+	var out outputFormat
 	cmd := &cobra.Command{
 		Use:   "check --kubeconfig FILE [--context C] [--operator NAME@VERSION...] [DIR|FILE...|-]",
 		Short: "Check the filled manifests against a live cluster's admission (server-side dry run)",
@@ -74,96 +38,67 @@ verbs get, create and patch on the checked resources.
 Exit codes: 0 every object matches, 3 some object differs, 1 error, 2 usage.`,
 		Example: `  cmp-defaults check --kubeconfig ~/.kube/config --context prod --operator external-secrets@2.5.0 apps/datadog
   helm template my-chart | cmp-defaults check --operator cert-manager@1.19.1 -o json -`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return c.runCheck(cmd.Context(), &o, args)
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.Args, o.JSON = args, out.json()
+			return o.Run(&c.Env)
 		},
 	}
-	addCommon(cmd, &o.common)
-	addOutput(cmd, &o.output, "output format", "text", "json")
-	addClusterSource(cmd, &o)
+	addClusterSource(cmd.Flags(), &o.ClusterSource)
+	addOutput(cmd, &out, "output format", "text", "json")
 	return cmd
 }
 
-// addClusterSource adds the flags of commands that read a source and ask
-// a cluster about it ('check', 'profiles learn').
-func addClusterSource(cmd *cobra.Command, o *checkOptions) {
-	o.cluster.add(cmd)
+func (c *cli) profilesLearn() *cobra.Command {
+	var o action.Learn
+	var out outputFormat
+	cmd := &cobra.Command{
+		Use:   "learn --kubeconfig FILE [--context C] --as NAME@VERSION [--operator OP@VER...] [DIR|FILE...|-]",
+		Short: "Keep what a cluster's admission adds (webhooks) as a profile of mutations",
+		Long: `Learn renders (a DIR: Helm, Kustomize or plain manifests) or reads (FILEs, or stdin) the
+manifests, fills them with the selected operator profiles, and dry-runs each object twice
+against the cluster (server-side, nothing is stored): first applied as Argo CD's sync applies
+it (field manager argocd-controller, merged with the stored object when it exists), then
+again (an object that exists is created under a generated name, so that admission sees it
+alone). What admission adds beyond the selected profiles becomes a profile of 'mutations'
+named by --as, printed on stdout (or written with --write): save it into a profiles
+directory and select it like any operator release, next to the operators' own:
+
+  --operator external-secrets@2.5.0 --operator prod-webhooks@2026.12.1
+
+Only defaults are learned:
+  - a value both dry runs add, the same for every object (or list item) that lacks the
+    field; list indexes become [] (.spec.rules[].retries);
+  - when the value follows a sibling field (.protocol == "HTTP"), the rule keeps that
+    condition (select(...) in the path for list items, 'when' otherwise).
+Never learned, and reported with the reason and the narrow ignoreDifferences rule that
+covers it: values that differ between the two dry runs or between objects (identities,
+timestamps, generated names), fields of the stored object, metadata the server owns,
+status, list items added or removed. A value the manifest states that admission rewrites
+is reported, not learned: cmp-defaults never changes what you wrote.
+
+The report goes to stderr (and as JSON to --report FILE). The profile records where it was
+learned (API server, context, Kubernetes version, object count, operators filled first);
+the time only with --learned-at or $SOURCE_DATE_EPOCH, so that learning twice from the
+same cluster prints the same bytes. Built-in kinds are skipped unless --all-kinds. The
+cluster identity needs the verbs get, create and patch on the resources (as for 'check').
+
+Exit codes: 0 a profile was learned, 1 error or nothing to learn, 2 usage.`,
+		Example: `  cmp-defaults profiles learn --kubeconfig ~/.kube/config --context prod \
+    --as prod-webhooks@2026.12.1 --operator external-secrets@2.5.0 apps/ > prod-webhooks.yaml
+  cmp-defaults profiles learn --context prod --as prod-webhooks@2026.12.1 --write ./my-profiles \
+    --report learn-report.json manifests.yaml
+  helm template my-chart | cmp-defaults profiles learn --as prod-webhooks@1.0.0 -`,
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.Args, o.JSON = args, out.json()
+			return o.Run(&c.Env)
+		},
+	}
 	f := cmd.Flags()
-	f.StringVarP(&o.namespace, "namespace", "n", "", "namespace of objects that have none, and Helm's release namespace (default: the context's namespace)")
-	f.StringVar(&o.fieldManager, "field-manager", "argocd-controller", "field manager of the dry-run applies")
-	f.BoolVar(&o.allKinds, "all-kinds", false, "include built-in kinds (core, apps, *.k8s.io, ...), skipped by default")
-	f.StringVar(&o.repoRoot, "repo-root", "", "repository root for a DIR source; nothing outside it is read (default: nearest parent with .git, else DIR)")
-	f.StringArrayVarP(&o.helm.values, "values", "f", nil, "Helm values file, relative to DIR (repeatable)")
-	f.StringArrayVar(&o.helm.set, "set", nil, "Helm value K=V (repeatable)")
-	f.StringArrayVar(&o.helm.setString, "set-string", nil, "Helm string value K=V (repeatable)")
-	f.StringArrayVar(&o.helm.setJSON, "set-json", nil, "Helm JSON value K=JSON, or a JSON object (repeatable, like helm --set-json)")
-	f.StringArrayVar(&o.helm.setFile, "set-file", nil, "Helm value K=FILE: the file's text (repeatable, like helm --set-file)")
-	f.StringVar(&o.helm.releaseName, "release-name", "", "Helm release name (default: the base name of DIR)")
-	f.StringVar(&o.kubeVersion, "kube-version", "", "Helm .Capabilities.KubeVersion (default: the cluster's version)")
-	f.StringSliceVar(&o.apiVersions, "api-versions", nil, "Helm .Capabilities.APIVersions (default: what the cluster serves)")
-}
-
-func (c *cli) runCheck(ctx context.Context, o *checkOptions, args []string) error {
-	if o.fieldManager == "" {
-		return usagef("--field-manager must not be empty")
-	}
-	e, res, err := c.engine(&o.common)
-	if err != nil {
-		return err
-	}
-	if len(o.operators) == 0 {
-		c.warn("no --operator selected: nothing is filled; check shows what the cluster adds to the manifests as written")
-	}
-	cl, ns, objs, err := c.clusterInputs(ctx, o, args)
-	if err != nil {
-		return err
-	}
-	rep, err := check.Run(ctx, cl, e, res, objs, check.Options{Namespace: ns, FieldManager: o.fieldManager, AllKinds: o.allKinds})
-	if err != nil {
-		return err
-	}
-	if o.output.json() {
-		err = check.WriteJSON(c.out, rep)
-	} else {
-		check.WriteText(c.out, rep)
-	}
-	if msg := rep.Summary(cl.Host); err == nil && msg != "" {
-		return foundError{msg}
-	}
-	return err
-}
-
-// clusterInputs connects to the cluster and reads the source; ns is where
-// objects without a namespace go.
-func (c *cli) clusterInputs(ctx context.Context, o *checkOptions, args []string) (cl *cluster.Client, ns string, objs []manifest.Object, err error) {
-	if cl, err = cluster.Connect(ctx, o.cluster.options()); err != nil {
-		return nil, "", nil, err
-	}
-	ns = check.Namespace(o.namespace, cl)
-	objs, err = c.checkInputs(ctx, o, cl, ns, args)
-	return cl, ns, objs, err
-}
-
-// checkInputs renders DIR arguments and reads the rest like 'fill'.
-func (c *cli) checkInputs(ctx context.Context, o *checkOptions, cl *cluster.Client, ns string, args []string) ([]manifest.Object, error) {
-	r := c.inputs()
-	r.Dir = func(dir string) ([]manifest.Object, error) {
-		opt, err := c.checkSourceOptions(o, dir, ns, cl)
-		if err != nil {
-			return nil, err
-		}
-		return render.Render(ctx, opt)
-	}
-	return r.All(args)
-}
-
-// checkSourceOptions renders a DIR as the cluster would see it: Helm's
-// capabilities default to the cluster's version and API versions.
-func (c *cli) checkSourceOptions(o *checkOptions, dir, ns string, cl *cluster.Client) (render.Options, error) {
-	opt, err := render.NewOptions(dir, o.repoRoot, c.maxInput)
-	if err != nil {
-		return opt, err
-	}
-	o.helm.apply(&opt)
-	return check.SourceOptions(opt, ns, o.kubeVersion, o.apiVersions, cl)
+	addClusterSource(f, &o.ClusterSource)
+	addOutput(cmd, &out, "format of the profile", "yaml", "json")
+	f.StringVar(&o.As, "as", "", "operator name and version of the learned profile, NAME@VERSION (e.g. prod-webhooks@2026.12.1)")
+	f.StringVar(&o.LearnedAt, "learned-at", "", "time recorded in the profile, RFC 3339 or 'now' (default $SOURCE_DATE_EPOCH; none: no time, reproducible output)")
+	f.StringVar(&o.Report, "report", "", "also write the report as JSON to FILE")
+	f.StringVar(&o.Write, "write", "", "write DIR/NAME/VERSION.yaml instead of printing the profile")
+	return cmd
 }

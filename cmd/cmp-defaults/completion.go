@@ -2,11 +2,8 @@ package main
 
 import (
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/catalog"
-	"github.com/cmp-defaults/cmp-defaults/internal/operators"
-	"github.com/cmp-defaults/cmp-defaults/profiles"
+	"github.com/cmp-defaults/cmp-defaults/internal/action"
 )
 
 // addCompletion sets up shell completion: the completion command gets
@@ -24,12 +21,28 @@ func (c *cli) addCompletion(root *cobra.Command) {
   cmp-defaults completion fish > ~/.config/fish/completions/cmp-defaults.fish`
 		}
 	}
+	complete := func(cmd *cobra.Command, toComplete string, withRelease bool) ([]string, cobra.ShellCompDirective) {
+		dirs, _ := cmd.Flags().GetStringArray("profiles-dir")
+		comp, err := c.Complete(action.Operators{ProfileDirs: dirs}, toComplete, withRelease)
+		d := cobra.ShellCompDirectiveNoFileComp
+		if err != nil {
+			return nil, d
+		}
+		if comp.Releases {
+			d |= cobra.ShellCompDirectiveKeepOrder
+		}
+		if comp.Partial {
+			d |= cobra.ShellCompDirectiveNoSpace
+		}
+		return comp.Values, d
+	}
+	// releaseArgs completes the first n arguments as releases, then files.
 	releaseArgs := func(n int) cobra.CompletionFunc {
 		return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			if len(args) >= n {
-				return nil, cobra.ShellCompDirectiveDefault // files and directories
+				return nil, cobra.ShellCompDirectiveDefault
 			}
-			return completeOperators(c.profileDirsOf(cmd.Flags()), toComplete, true)
+			return complete(cmd, toComplete, true)
 		}
 	}
 	var walk func(cmd *cobra.Command)
@@ -37,7 +50,7 @@ func (c *cli) addCompletion(root *cobra.Command) {
 		if f := cmd.Flags().Lookup("operator"); f != nil {
 			withRelease := f.Value.Type() == "stringArray"
 			_ = cmd.RegisterFlagCompletionFunc("operator", func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-				return completeOperators(c.profileDirsOf(cmd.Flags()), toComplete, withRelease)
+				return complete(cmd, toComplete, withRelease)
 			})
 		}
 		switch cmd.CommandPath() {
@@ -51,33 +64,4 @@ func (c *cli) addCompletion(root *cobra.Command) {
 		}
 	}
 	walk(root)
-}
-
-func (c *cli) profileDirsOf(fs *pflag.FlagSet) []string {
-	o := common{}
-	if dirs, err := fs.GetStringArray("profiles-dir"); err == nil {
-		o.profileDirs = dirs
-	}
-	return c.dirs(&o)
-}
-
-// completeOperators offers "NAME@" for names, then "NAME@VERSION" for the
-// checked releases of NAME, newest first.
-func completeOperators(dirs []string, toComplete string, withRelease bool) ([]string, cobra.ShellCompDirective) {
-	st, err := operators.Load(operators.LoadOptions{Embedded: profiles.FS, Dirs: dirs})
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	comp, err := catalog.Complete(st, toComplete, withRelease)
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	d := cobra.ShellCompDirectiveNoFileComp
-	if comp.Releases {
-		d |= cobra.ShellCompDirectiveKeepOrder
-	}
-	if comp.Partial {
-		d |= cobra.ShellCompDirectiveNoSpace
-	}
-	return comp.Values, d
 }

@@ -1,20 +1,15 @@
 package main
 
 import (
-	"runtime/debug"
-	"time"
-
 	"github.com/spf13/cobra"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/input"
-	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
-	"github.com/cmp-defaults/cmp-defaults/internal/pipeline"
+	"github.com/cmp-defaults/cmp-defaults/internal/action"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 )
 
 func (c *cli) fillCmd() *cobra.Command {
-	var o common
-	var timeout time.Duration
+	var o action.Fill
+	var out outputFormat
 	cmd := &cobra.Command{
 		Use:   "fill [FILE...|-]",
 		Short: "Fill admission defaults into a YAML/JSON stream from files or stdin",
@@ -27,34 +22,75 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 			if err := c.needInput(cmd, args); err != nil {
 				return err
 			}
-			e, res, err := c.engine(&o)
-			if err != nil {
-				return err
-			}
-			// Stream: each object is filled and encoded as soon as it is
-			// decoded; the output stays in memory until everything succeeded.
-			// Reserve room for the output (filled YAML in block style is up to
-			// about twice the input; pages never written cost no memory), and
-			// let the GC work harder rather than let the heap double: the
-			// input streams through, so the output is nearly all that lives.
-			if n := input.Size(args); n > 0 && n <= c.maxInput {
-				c.out.Grow(int(2 * n))
-				debug.SetMemoryLimit(48<<20 + 2*n)
-			}
-			st := pipeline.Stream{Timeout: timeout, TimeoutName: "--timeout", Format: o.output.name, Out: c.out,
-				Filled: func(ob manifest.Object) { c.warnUnserved(res, []manifest.Object{ob}) }}
-			if err := st.Run(c.ctx, e, func(fn func(manifest.Object) error) error { return c.inputs().Each(args, fn) }); err != nil {
-				return err
-			}
-			if len(o.operators) == 0 {
-				c.warn("no --operator selected; objects pass through unchanged")
-			}
-			return nil
+			o.Args, o.Format = args, out.name
+			return o.Run(&c.Env)
 		},
 	}
-	addCommon(cmd, &o)
-	addOutput(cmd, &o.output, "output format", "yaml", "json")
-	c.addSourceFlags(cmd)
-	cmd.Flags().DurationVar(&timeout, "timeout", plugin.DefaultTimeout, "give up after this long")
+	f := cmd.Flags()
+	addOperators(f, &o.Operators)
+	addOutput(cmd, &out, "output format", "yaml", "json")
+	addDirHelm(f, &o.Helm)
+	f.DurationVar(&o.Timeout, "timeout", plugin.DefaultTimeout, "give up after this long")
+	return cmd
+}
+
+func (c *cli) explainCmd() *cobra.Command {
+	var o action.Explain
+	var out outputFormat
+	cmd := &cobra.Command{
+		Use:   "explain [DIR|FILE...|-]",
+		Short: "Show, object by object, which fields would be filled and why",
+		Long: `Explain fills like 'fill' but prints, for every object, each field that would be set,
+its value, the rule (a jq path), and the operator release and profile file it comes from.
+A directory argument is rendered first (Helm, Kustomize or plain manifests, default settings).`,
+		Example: `  cmp-defaults explain --operator external-secrets@2.5.0 examples/plain/externalsecret.yaml
+  cmp-defaults explain --operator cert-manager@1.19.0 -o json certificate.yaml
+  cmp-defaults explain --operator external-secrets@2.5.0 examples/helm`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := c.needInput(cmd, args); err != nil {
+				return err
+			}
+			o.Args, o.JSON = args, out.json()
+			return o.Run(&c.Env)
+		},
+	}
+	f := cmd.Flags()
+	addOperators(f, &o.Operators)
+	addDirHelm(f, &o.Helm)
+	addOutput(cmd, &out, "output format", "text", "json")
+	return cmd
+}
+
+func (c *cli) diffReleasesCmd() *cobra.Command {
+	var o action.DiffReleases
+	var out outputFormat
+	cmd := &cobra.Command{
+		Use:   "diff-releases OP@A OP@B [DIR|FILE...|-]",
+		Short: "Show what changes between two releases of an operator, for your manifests",
+		Long: `Diff-releases compares the admission defaults of two releases of one operator.
+
+Without inputs it prints the difference between the two profiles: defaults and
+mutations added, removed or changed, per apiVersion and kind.
+
+With inputs (files, '-' for stdin, or one source directory) it fills every object once
+with each release and prints, object by object, the fields that appear, disappear or
+change value: the drift an operator upgrade creates or removes for your manifests.
+
+Exit status: 0 when nothing changes, 3 when something does, 1 on errors, 2 on usage
+mistakes.`,
+		Example: `  cmp-defaults diff-releases external-secrets@2.6.0 external-secrets@2.7.0
+  cmp-defaults diff-releases external-secrets@2.6.0 external-secrets@2.7.0 externalsecret.yaml
+  helm template my-chart | cmp-defaults diff-releases cert-manager@1.19.0 cert-manager@1.19.1 - -o json`,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.A, o.B, o.Inputs, o.JSON = args[0], args[1], args[2:], out.json()
+			return o.Run(&c.Env)
+		},
+	}
+	f := cmd.Flags()
+	addProfileDirs(f, &o.Operators)
+	addStrict(f, &o.Operators)
+	addOutput(cmd, &out, "output format", "text", "json")
+	addDirHelm(f, &o.Helm)
 	return cmd
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -10,7 +9,7 @@ import (
 
 // The README promises --help with examples for every command.
 func TestEveryCommandHasExamples(t *testing.T) {
-	c := &cli{out: &bytes.Buffer{}, errw: &bytes.Buffer{}}
+	c := &cli{}
 	var walk func(cmd *cobra.Command)
 	walk = func(cmd *cobra.Command) {
 		if cmd.Hidden || cmd.Name() == "help" || strings.HasPrefix(cmd.Name(), "__") || cmd.Parent() != nil && cmd.Parent().Name() == "completion" {

@@ -14,10 +14,10 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/spf13/cobra"
-
+	"github.com/cmp-defaults/cmp-defaults/internal/action"
 	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/input"
+	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 )
 
 // Exit codes.
@@ -25,7 +25,7 @@ const (
 	exitOK    = 0
 	exitError = 1
 	exitUsage = 2
-	exitFound = 3 // audit and diff-releases: something was found
+	exitFound = 3 // audit, check and diff-releases: something was found
 )
 
 func main() {
@@ -44,47 +44,45 @@ func main() {
 	os.Exit(code)
 }
 
-// usageError marks a mistake in how the command was called (exit 2).
-type usageError struct{ error }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
-
-// foundError ends a command that printed its findings with exit code 3.
-type foundError struct{ msg string }
-
-func (e foundError) Error() string { return e.msg }
-
-// mainerr executes the command line; what it prints goes to out.
-func mainerr(ctx context.Context, args []string, stdin io.Reader, out *bytes.Buffer, stderr io.Writer) error {
-	c := &cli{stdin: stdin, out: out, errw: stderr}
-	if err := c.readEnv(); err != nil {
-		return err
-	}
-	ctx, stop := guard.Watch(ctx, c.maxMemory)
-	defer stop()
-	c.ctx = ctx
-	root := c.root()
-	root.SetArgs(args)
-	root.SetOut(out)
-	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
-	if err == nil {
-		return nil
-	}
-	// Flag and argument errors are usageErrors (flagError, usageArgs);
-	// cobra's only other one is an unknown command, which Find repeats.
-	var ue usageError
-	var ce configError
-	if _, _, unknown := root.Find(args); unknown != nil || errors.Is(err, input.ErrDirectory) || (errors.As(err, &ue) && !errors.As(err, &ce)) {
-		return usageHint{err, commandPath(root, args)}
-	}
-	return err
-}
+// limitsError is a bad limit in the environment (exit 2, no usage hint).
+type limitsError struct{ error }
 
 // usageHint is a usage mistake, with the command whose --help to read.
 type usageHint struct {
 	error
 	path string
+}
+
+// mainerr executes the command line; what it prints goes to out.
+func mainerr(ctx context.Context, args []string, stdin io.Reader, out *bytes.Buffer, stderr io.Writer) error {
+	s, err := plugin.SidecarFromEnv(os.Environ())
+	if err != nil {
+		return limitsError{err}
+	}
+	ctx, stop := guard.Watch(ctx, s.MaxMemory)
+	defer stop()
+	c := &cli{Env: action.Env{Ctx: ctx, Stdin: stdin, Out: out, Stderr: stderr, Sidecar: s}}
+	c.Sidecar.Limits.Warn = func(m string) { c.Warn(m) }
+	root := c.root()
+	root.SetArgs(args)
+	root.SetOut(out)
+	root.SetErr(stderr)
+	if err = root.ExecuteContext(ctx); err == nil {
+		return nil
+	}
+	// Flag and argument errors are UsageErrors (flagError, usageArgs);
+	// cobra's only other one is an unknown command, which Find repeats.
+	var ue action.UsageError
+	var ce action.ConfigError
+	cmd, _, unknown := root.Find(args)
+	if unknown != nil || errors.Is(err, input.ErrDirectory) || (errors.As(err, &ue) && !errors.As(err, &ce)) {
+		path := root.Name()
+		if unknown == nil && cmd != nil {
+			path = cmd.CommandPath()
+		}
+		return usageHint{err, path}
+	}
+	return err
 }
 
 // run executes the CLI and returns the exit code. Output is buffered and
@@ -94,54 +92,35 @@ type usageHint struct {
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var out bytes.Buffer
 	err := mainerr(ctx, args, stdin, &out, stderr)
-	var found foundError
+	var found action.Found
 	var le limitsError
+	var hint usageHint
 	switch {
-	case err == nil:
-		if err := writeOut(stdout, out.Bytes()); err != nil {
-			fmt.Fprintln(stderr, "Error: "+err.Error())
-			return exitError
-		}
-		return exitOK
 	case errors.As(err, &le):
 		fmt.Fprintln(stderr, "Error: "+err.Error())
 		return exitUsage
-	case errors.As(err, &found):
-		if err := writeOut(stdout, out.Bytes()); err != nil {
-			fmt.Fprintln(stderr, "Error: "+err.Error())
-			return exitError
+	case err != nil && !errors.As(err, &found):
+		fmt.Fprintln(stderr, "Error: "+strings.TrimSpace(err.Error()))
+		if errors.As(err, &hint) {
+			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", hint.path)
+			return exitUsage
 		}
-		if found.msg != "" {
-			fmt.Fprintln(stderr, found.msg)
+		return exitError
+	}
+	// A failed or short write is an error: a truncated stream must never
+	// be taken for a complete one.
+	if n, werr := stdout.Write(out.Bytes()); werr != nil || n < out.Len() {
+		if werr == nil {
+			werr = io.ErrShortWrite
 		}
-		return exitFound
+		fmt.Fprintf(stderr, "Error: writing the output to stdout failed after %d of %d bytes: %v; the result is incomplete and must not be used\n", n, out.Len(), input.PathErr(werr))
+		return exitError
 	}
-	fmt.Fprintln(stderr, "Error: "+strings.TrimSpace(err.Error()))
-	var hint usageHint
-	if errors.As(err, &hint) {
-		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", hint.path)
-		return exitUsage
+	if err == nil {
+		return exitOK
 	}
-	return exitError
-}
-
-// writeOut writes the whole output: a failed or short write is an error,
-// so that a truncated stream is never taken for a complete one.
-func writeOut(w io.Writer, b []byte) error {
-	n, err := w.Write(b)
-	if err == nil && n < len(b) {
-		err = io.ErrShortWrite
+	if found.Msg != "" {
+		fmt.Fprintln(stderr, found.Msg)
 	}
-	if err != nil {
-		return fmt.Errorf("writing the output to stdout failed after %d of %d bytes: %v; the result is incomplete and must not be used", n, len(b), input.PathErr(err))
-	}
-	return nil
-}
-
-func commandPath(root *cobra.Command, args []string) string {
-	cmd, _, err := root.Find(args)
-	if err != nil || cmd == nil {
-		return root.Name()
-	}
-	return cmd.CommandPath()
+	return exitFound
 }

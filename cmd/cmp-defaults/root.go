@@ -1,63 +1,26 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
-	"github.com/cmp-defaults/cmp-defaults/internal/input"
-	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
-	"github.com/cmp-defaults/cmp-defaults/internal/operators"
-	"github.com/cmp-defaults/cmp-defaults/internal/pipeline"
-	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/action"
+	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
 )
 
-// cli carries what every command shares.
-type cli struct {
-	stdin io.Reader
-	out   *bytes.Buffer // stdout, written only when the command succeeds
-	errw  io.Writer
-
-	names       names             // how messages name settings: flags, or generate's parameters
-	store       *operators.Store  // the profiles of the last engine built
-	unserved    pipeline.Unserved // apiVersion and kind already warned about
-	src         *sourceFlags      // Helm settings for directory arguments
-	maxInput    int64             // bytes per input file or stdin, and per render
-	maxMemory   int64             // heap bytes of the whole run (guard.Watch)
-	limits      manifest.Limits
-	profileDirs []string        // CMP_DEFAULTS_PROFILES_DIR, when no --profiles-dir is given
-	ctx         context.Context // ends on SIGINT, SIGTERM or when the memory budget is exceeded
-}
-
-// readEnv takes the limits and profile directories from the process's
-// environment (the sidecar's, under Argo CD), once for the run.
-func (c *cli) readEnv() error {
-	s, err := plugin.SidecarFromEnv(os.Environ())
-	if err != nil {
-		return limitsError{err}
-	}
-	c.maxInput, c.maxMemory, c.limits, c.profileDirs = s.MaxInput, s.MaxMemory, s.Limits, s.ProfileDirs
-	c.limits.Warn = func(m string) { c.warn(m) }
-	return nil
-}
-
-// limitsError is a bad limit in the environment (exit 2, no usage hint).
-type limitsError struct{ error }
-
-// common are the flags shared by commands that fill.
-type common struct {
-	operators   []string
-	profileDirs []string
-	strict      bool
-	output      outputFormat
-}
+// cli binds the commands' flags onto the use cases of internal/action and
+// runs them with the invocation's Env.
+type cli struct{ action.Env }
 
 func (c *cli) root() *cobra.Command {
 	root := &cobra.Command{
@@ -74,25 +37,28 @@ It runs as an Argo CD Config Management Plugin ('generate') and as a local CLI.`
   cmp-defaults audit app.yaml --source examples/plain --operator external-secrets@2.5.0`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       buildVersion(),
 	}
-	root.AddCommand(
-		c.generateCmd(),
-		c.renderCmd(),
-		c.fillCmd(),
-		c.explainCmd(),
-		c.checkCmd(),
-		c.diffReleasesCmd(),
-		c.auditCmd(),
-		c.profilesCmd(),
-		c.parametersCmd(),
-		c.versionCmd(),
-	)
+	root.AddCommand(c.generateCmd(), c.renderCmd(), c.fillCmd(), c.explainCmd(), c.checkCmd(), c.diffReleasesCmd(),
+		c.auditCmd(), c.profilesCmd(), c.parametersCmd(), c.versionCmd())
 	root.SetFlagErrorFunc(flagError)
-	root.Version = buildVersion()
 	root.SetVersionTemplate("cmp-defaults {{.Version}}\n")
 	c.addCompletion(root)
 	usageArgs(root)
 	return root
+}
+
+// version is set at build time with -ldflags "-X main.version=v1.2.3".
+var version = ""
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
 }
 
 // usageArgs makes the argument checks of cmd and its subcommands return
@@ -101,9 +67,9 @@ func usageArgs(cmd *cobra.Command) {
 	if check := cmd.Args; check != nil {
 		cmd.Args = func(cmd *cobra.Command, args []string) error {
 			err := check(cmd, args)
-			var ue usageError
+			var ue action.UsageError
 			if err != nil && !errors.As(err, &ue) {
-				return usageError{err}
+				return action.UsageError{Err: err}
 			}
 			return err
 		}
@@ -113,61 +79,96 @@ func usageArgs(cmd *cobra.Command) {
 	}
 }
 
-func addCommon(cmd *cobra.Command, o *common) {
-	f := cmd.Flags()
-	f.StringArrayVar(&o.operators, "operator", nil, "operator release whose admission defaults to fill, NAME@VERSION (repeatable), e.g. external-secrets@2.5.0")
-	f.StringArrayVar(&o.profileDirs, "profiles-dir", nil, "directory of extra or overriding profiles (repeatable; default from $CMP_DEFAULTS_PROFILES_DIR, colon-separated)")
-	f.BoolVar(&o.strict, "strict", false, "fail instead of warning when a release was not checked (newer or unknown patch)")
-}
-
-// dirs are the profile directories: --profiles-dir, else the environment's.
-func (c *cli) dirs(o *common) []string {
-	if len(o.profileDirs) > 0 {
-		return o.profileDirs
+// flagError makes a flag error a usage error; a value refused by its own
+// check (as -o) speaks for itself without pflag's prefix.
+func flagError(_ *cobra.Command, err error) error {
+	var iv *pflag.InvalidValueError
+	var ue action.UsageError
+	if errors.As(err, &iv) && errors.As(iv.Unwrap(), &ue) {
+		return ue
 	}
-	return c.profileDirs
+	return action.UsageError{Err: err}
 }
 
-func (c *cli) loadStore(o *common) (*operators.Store, error) {
-	return pipeline.LoadStore(c.dirs(o))
+// outputFormat is the value of -o/--output, checked when the flag is
+// parsed against the formats its command writes.
+type outputFormat struct {
+	name    string
+	allowed []string
 }
 
-// engine resolves the selected operator releases and compiles their rules.
-// Warnings go to stderr once.
-func (c *cli) engine(o *common) (*defaults.Engine, []*operators.Resolution, error) {
-	return c.engineFor(o, o.operators)
+// addOutput adds -o/--output to cmd; the first allowed format is the default.
+func addOutput(cmd *cobra.Command, o *outputFormat, what string, allowed ...string) {
+	o.name, o.allowed = allowed[0], allowed
+	cmd.Flags().VarP(o, "output", "o", what+": "+strings.Join(allowed, " or "))
 }
 
-func (c *cli) engineFor(o *common, refs []string) (*defaults.Engine, []*operators.Resolution, error) {
-	return c.load(c.selection(o, refs))
-}
+func (o *outputFormat) String() string { return o.name }
+func (o *outputFormat) Type() string   { return "string" }
+func (o *outputFormat) json() bool     { return o.name == "json" }
 
-// selection is the releases refs name, with the command's profile
-// directories and strictness.
-func (c *cli) selection(o *common, refs []string) operators.Selection {
-	return operators.Selection{Refs: plugin.SplitList(refs...), Dirs: c.dirs(o), Strict: o.strict}
-}
-
-// load builds the engine of sel (pipeline.LoadSelection); its errors name
-// the setting to change.
-func (c *cli) load(sel operators.Selection) (*defaults.Engine, []*operators.Resolution, error) {
-	l, err := pipeline.LoadSelection(c.ctx, sel, func(m string) { c.warn(m) })
-	if l != nil {
-		c.store = l.Store
+func (o *outputFormat) Set(s string) error {
+	if !slices.Contains(o.allowed, s) {
+		return action.Usagef("--output %q: use %s", s, strings.Join(o.allowed, " or "))
 	}
-	if err != nil {
-		return nil, nil, c.names.selectionError(err)
-	}
-	return l.Engine, l.Releases, nil
+	o.name = s
+	return nil
 }
 
-// resolveAll resolves refs in st (kept for profiles.go).
-func (n names) resolveAll(st *operators.Store, refs []string, strict bool) ([]*operators.Resolution, error) {
-	res, err := operators.Selection{Refs: plugin.SplitList(refs...), Strict: strict}.Resolve(st)
-	if err != nil {
-		return nil, n.selectionError(err)
+// Flag sets shared by the commands, one per concern.
+
+func addProfileDirs(f *pflag.FlagSet, o *action.Operators) {
+	f.StringArrayVar(&o.ProfileDirs, "profiles-dir", nil, "directory of extra or overriding profiles (repeatable; default from $CMP_DEFAULTS_PROFILES_DIR, colon-separated)")
+}
+
+func addStrict(f *pflag.FlagSet, o *action.Operators) {
+	f.BoolVar(&o.Strict, "strict", false, "fail instead of warning when a release was not checked (newer or unknown patch)")
+}
+
+func addOperators(f *pflag.FlagSet, o *action.Operators) {
+	f.StringArrayVar(&o.Refs, "operator", nil, "operator release whose admission defaults to fill, NAME@VERSION (repeatable), e.g. external-secrets@2.5.0")
+	addProfileDirs(f, o)
+	addStrict(f, o)
+}
+
+// addHelm adds the Helm settings as helm spells them; each usage starts
+// with forWhat. -n is added unless the command has a namespace of its own.
+func addHelm(f *pflag.FlagSet, h *action.Helm, forWhat string, namespace bool) {
+	f.StringArrayVarP(&h.Values, "values", "f", nil, forWhat+"Helm values file relative to the chart (repeatable; must stay inside the repository)")
+	f.StringArrayVar(&h.Set, "set", nil, forWhat+"Helm value KEY=VALUE (repeatable, like helm --set)")
+	f.StringArrayVar(&h.SetString, "set-string", nil, forWhat+"Helm string value KEY=VALUE (repeatable, like helm --set-string)")
+	f.StringArrayVar(&h.SetJSON, "set-json", nil, forWhat+"Helm JSON value KEY=JSON, or a JSON object (repeatable, like helm --set-json)")
+	f.StringArrayVar(&h.SetFile, "set-file", nil, forWhat+"Helm value KEY=FILE: the file's text, path as for --values (repeatable, like helm --set-file)")
+	f.StringVar(&h.ReleaseName, "release-name", "", forWhat+"Helm release name (default: the directory's name)")
+	if namespace {
+		f.StringVarP(&h.Namespace, "namespace", "n", "", forWhat+"Helm release namespace (.Release.Namespace)")
 	}
-	return res, nil
+}
+
+// addDirHelm adds the Helm settings for directory arguments (fill,
+// explain, diff-releases, audit --manifests).
+func addDirHelm(f *pflag.FlagSet, h *action.Helm) {
+	addHelm(f, h, "directory arguments that are Helm charts: ", true)
+}
+
+func addCluster(f *pflag.FlagSet, o *cluster.Options) {
+	f.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig file (default $KUBECONFIG, then ~/.kube/config)")
+	f.StringVar(&o.Context, "context", "", "kubeconfig context (default: the current context)")
+	f.DurationVar(&o.Timeout, "request-timeout", 30*time.Second, "timeout of each request to the API server")
+}
+
+// addClusterSource adds the flags of commands that read a source and ask
+// a cluster about it ('check', 'profiles learn').
+func addClusterSource(f *pflag.FlagSet, o *action.ClusterSource) {
+	addOperators(f, &o.Operators)
+	addCluster(f, &o.Cluster)
+	f.StringVarP(&o.Namespace, "namespace", "n", "", "namespace of objects that have none, and Helm's release namespace (default: the context's namespace)")
+	f.StringVar(&o.FieldManager, "field-manager", "argocd-controller", "field manager of the dry-run applies")
+	f.BoolVar(&o.AllKinds, "all-kinds", false, "include built-in kinds (core, apps, *.k8s.io, ...), skipped by default")
+	f.StringVar(&o.RepoRoot, "repo-root", "", "repository root for a DIR source; nothing outside it is read (default: nearest parent with .git, else DIR)")
+	addHelm(f, &o.Helm, "DIR source: ", false)
+	f.StringVar(&o.KubeVersion, "kube-version", "", "Helm .Capabilities.KubeVersion (default: the cluster's version)")
+	f.StringSliceVar(&o.APIVersions, "api-versions", nil, "Helm .Capabilities.APIVersions (default: what the cluster serves)")
 }
 
 // stdinIsTerminal is swapped in tests.
@@ -180,15 +181,9 @@ var stdinIsTerminal = func(r io.Reader) bool {
 // no argument and a terminal on stdin, it prints the usage (exit 2). '-'
 // still reads the terminal.
 func (c *cli) needInput(cmd *cobra.Command, args []string) error {
-	if len(args) > 0 || !stdinIsTerminal(c.stdin) {
+	if len(args) > 0 || !stdinIsTerminal(c.Stdin) {
 		return nil
 	}
-	fmt.Fprint(c.errw, cmd.UsageString())
-	return usagef("no input: name files or directories, or '-' to read stdin")
-}
-
-// inputs reads the command's arguments; directories render with the
-// command's source flags.
-func (c *cli) inputs() *input.Reader {
-	return &input.Reader{Stdin: c.stdin, MaxBytes: c.maxInput, Limits: c.limits, Dir: c.renderDir}
+	fmt.Fprint(c.Stderr, cmd.UsageString())
+	return action.Usagef("no input: name files or directories, or '-' to read stdin")
 }

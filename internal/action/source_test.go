@@ -1,4 +1,4 @@
-package main
+package action
 
 import (
 	"path/filepath"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/internal/audit"
 	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
+	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
 )
 
@@ -19,19 +20,19 @@ func TestSourceOptionsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &cli{maxInput: 12345}
-	fromDir, err := render.NewOptions(dir, "", c.maxInput)
+	env := &Env{Sidecar: plugin.Sidecar{MaxInput: 12345}}
+	fromDir, err := render.NewOptions(dir, "", env.Sidecar.MaxInput)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fromDir.RepoRoot != repo {
 		t.Fatalf("repository root %s, want %s (the nearest parent with .git)", fromDir.RepoRoot, repo)
 	}
-	checked, err := c.checkSourceOptions(&checkOptions{apiVersions: []string{"v1"}}, dir, "ns", &cluster.Client{Version: "v1.34.0"})
+	checked, err := (&ClusterSource{APIVersions: []string{"v1"}}).SourceOptions(env, dir, "ns", &cluster.Client{Version: "v1.34.0"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	audited, err := c.auditSourceOptions(dir, "", &audit.AppSource{})
+	audited, err := SourceOptions(env, dir, "", &audit.AppSource{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,8 +40,8 @@ func TestSourceOptionsAgree(t *testing.T) {
 		if got.Dir != fromDir.Dir || got.RepoRoot != repo || got.ReleaseName != "helm" {
 			t.Errorf("%s: dir %s, repository root %s, release %s; want %s, %s, helm", name, got.Dir, got.RepoRoot, got.ReleaseName, fromDir.Dir, repo)
 		}
-		if got.MaxBytes != c.maxInput {
-			t.Errorf("%s: input limit %d, want %d", name, got.MaxBytes, c.maxInput)
+		if got.MaxBytes != env.Sidecar.MaxInput {
+			t.Errorf("%s: input limit %d, want %d", name, got.MaxBytes, env.Sidecar.MaxInput)
 		}
 		if got.Timeout != render.DefaultTimeout {
 			t.Errorf("%s: timeout %s, want %s", name, got.Timeout, render.DefaultTimeout)

@@ -1,4 +1,4 @@
-package main
+package action
 
 import "testing"
 
@@ -14,12 +14,12 @@ func TestLearnedAt(t *testing.T) {
 		{"", "soon", "", true},
 	} {
 		t.Setenv("SOURCE_DATE_EPOCH", c.env)
-		got, err := learnedAt(c.flag)
+		got, err := LearnedAt(c.flag)
 		if (err != nil) != c.err || got != c.want {
-			t.Errorf("learnedAt(%q) with SOURCE_DATE_EPOCH=%q = %q, %v; want %q (error %v)", c.flag, c.env, got, err, c.want, c.err)
+			t.Errorf("LearnedAt(%q) with SOURCE_DATE_EPOCH=%q = %q, %v; want %q (error %v)", c.flag, c.env, got, err, c.want, c.err)
 		}
 	}
-	if got, err := learnedAt("now"); err != nil || got == "" {
+	if got, err := LearnedAt("now"); err != nil || got == "" {
 		t.Errorf("now: %q, %v", got, err)
 	}
 }

@@ -1,0 +1,167 @@
+// Package action holds the use cases behind the commands: each is a struct
+// of options with a Run method that takes the invocation's Env. cmd/ binds
+// flags onto these structs, calls Run, and maps the errors below to exit
+// codes; what a command computes lives here and in the packages it calls.
+package action
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/pipeline"
+	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+)
+
+// Env is one invocation: its streams, the sidecar settings read once from
+// the process environment, and how messages name settings.
+type Env struct {
+	Ctx     context.Context // ends on a signal or when the memory budget is exceeded
+	Stdin   io.Reader
+	Out     *bytes.Buffer // stdout, written by the caller only when Run succeeded
+	Stderr  io.Writer
+	Sidecar plugin.Sidecar
+	Names   plugin.Names // flags on the command line; parameters under Argo CD
+
+	store    *operators.Store  // the profiles of the last engine built
+	unserved pipeline.Unserved // apiVersion and kind already warned about
+}
+
+// UsageError is a mistake in how the command was called: the caller
+// points at --help (exit 2).
+type UsageError struct{ Err error }
+
+func (e UsageError) Error() string { return e.Err.Error() }
+func (e UsageError) Unwrap() error { return e.Err }
+
+// Usagef is a UsageError.
+func Usagef(format string, a ...any) error { return UsageError{fmt.Errorf(format, a...)} }
+
+// ConfigError is a mistake in generate's configuration: exit 1, since Argo
+// CD shows the message and usage text helps nobody there.
+type ConfigError struct{ Err error }
+
+func (e ConfigError) Error() string { return e.Err.Error() }
+func (e ConfigError) Unwrap() error { return e.Err }
+
+// Found ends a command that printed its findings (audit, check,
+// diff-releases): exit 3, with Msg on stderr when set.
+type Found struct{ Msg string }
+
+func (e Found) Error() string { return e.Msg }
+
+// Warn prints each warning on stderr, one line each.
+func (env *Env) Warn(ws ...string) {
+	for _, w := range ws {
+		fmt.Fprintln(env.Stderr, "Warning: "+w)
+	}
+}
+
+// Report is a typed report, written as text or JSON.
+type Report interface {
+	WriteText(w io.Writer) error
+	WriteJSON(w io.Writer) error
+}
+
+// Print writes rep to Out as JSON or text.
+func (env *Env) Print(asJSON bool, rep Report) error {
+	if asJSON {
+		return rep.WriteJSON(env.Out)
+	}
+	return rep.WriteText(env.Out)
+}
+
+// Operators selects operator releases, as --operator, --profiles-dir and
+// --strict do on every command.
+type Operators struct {
+	Refs        []string // NAME@VERSION, comma lists allowed
+	ProfileDirs []string // default: the sidecar's
+	Strict      bool
+}
+
+// dirs are the profile directories: the command's, else the sidecar's.
+func (env *Env) dirs(o Operators) []string {
+	if len(o.ProfileDirs) > 0 {
+		return o.ProfileDirs
+	}
+	return env.Sidecar.ProfileDirs
+}
+
+// Store loads the shipped profiles and those of o's directories.
+func (env *Env) Store(o Operators) (*operators.Store, error) {
+	return pipeline.LoadStore(env.dirs(o))
+}
+
+// selection is the releases refs name, with o's directories and strictness.
+func (env *Env) selection(o Operators, refs []string) operators.Selection {
+	return operators.Selection{Refs: plugin.SplitList(refs...), Dirs: env.dirs(o), Strict: o.Strict}
+}
+
+// Engine resolves o's releases and compiles their rules.
+func (env *Env) Engine(o Operators) (*defaults.Engine, []*operators.Resolution, error) {
+	return env.load(env.selection(o, o.Refs))
+}
+
+// load builds the engine of sel (pipeline.LoadSelection); warnings go to
+// stderr once, errors name the setting to change.
+func (env *Env) load(sel operators.Selection) (*defaults.Engine, []*operators.Resolution, error) {
+	l, err := pipeline.LoadSelection(env.Ctx, sel, func(m string) { env.Warn(m) })
+	if l != nil {
+		env.store = l.Store
+	}
+	if err != nil {
+		return nil, nil, env.selectionError(err)
+	}
+	return l.Engine, l.Releases, nil
+}
+
+// warnUnserved warns once per apiVersion and kind that a selected release
+// does not serve (pipeline.Unserved).
+func (env *Env) warnUnserved(res []*operators.Resolution, objs []manifest.Object) {
+	env.Warn(env.unserved.Check(env.store, res, objs)...)
+}
+
+// badSetting reports a wrong value of a setting: a usage mistake on the
+// command line, a configuration error under Argo CD naming the setting.
+func (env *Env) badSetting(key string, err error) error {
+	var ue UsageError
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	if env.Names.Plugin {
+		return ConfigError{fmt.Errorf("%s: %v", env.Names.Of(key), err)}
+	}
+	return UsageError{err}
+}
+
+// selectionError names the setting of a bad operator reference and adds
+// to a resolve error how to act on it here.
+func (env *Env) selectionError(err error) error {
+	var ref *operators.RefError
+	if errors.As(err, &ref) {
+		return env.badSetting("operators", ref.Err)
+	}
+	var re *operators.ResolveError
+	if !errors.As(err, &re) {
+		return err
+	}
+	n := env.Names
+	switch {
+	case re.Unknown && n.Plugin:
+		return ConfigError{fmt.Errorf("%s: %s (add profiles for it to the ConfigMap cmp-defaults-profiles mounted at $CMP_DEFAULTS_PROFILES_DIR in the sidecar; docs/install.md)", n.Of("operators"), re.Msg)}
+	case re.Unknown:
+		return fmt.Errorf("%s (add your own with --profiles-dir)", re.Msg)
+	case re.Strict && n.Plugin:
+		return ConfigError{fmt.Errorf("%s: %s (an error because %s is true)", n.Of("operators"), re.Msg, n.Of("strict"))}
+	case re.Strict:
+		return fmt.Errorf("%s (an error because of --strict)", re.Msg)
+	case n.Plugin:
+		return ConfigError{fmt.Errorf("%s: %s", n.Of("operators"), re.Msg)}
+	}
+	return err
+}

@@ -1,0 +1,157 @@
+package action
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/audit"
+	"github.com/cmp-defaults/cmp-defaults/internal/input"
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/render"
+	"github.com/cmp-defaults/cmp-defaults/internal/report"
+)
+
+// Audit classifies the ignoreDifferences rules of Applications (and
+// argocd-cm) against the application's filled manifests; Found when a rule
+// is redundant.
+type Audit struct {
+	Operators
+	Helm      // for --manifests directories
+	Apps      []string
+	ArgocdCM  []string
+	Source    string // the application's source directory, rendered
+	Manifests []string
+	RepoRoot  string
+	JSON      bool
+}
+
+func (a *Audit) Run(env *Env) error {
+	switch {
+	case a.Source == "" && len(a.Manifests) == 0:
+		return Usagef("give the application's manifests with --source DIR or --manifests FILE...")
+	case a.Source != "" && len(a.Manifests) > 0:
+		return Usagef("give either --source DIR or --manifests FILE..., not both")
+	case a.Source != "" && a.Helm.Given():
+		return Usagef("-f/--values, --set*, -n and --release-name apply to --manifests DIR; --source renders with the Application's own settings")
+	}
+	if len(a.Apps) == 0 && len(a.ArgocdCM) == 0 {
+		return Usagef("name the Application or ApplicationSet files to audit (APP.yaml...), or --argocd-cm")
+	}
+	read, used := env.Inputs(&a.Helm)
+	found, err := audit.Collect(a.Apps, a.ArgocdCM, read.All, func(file string) ([]byte, error) { return input.ReadFile(file, env.Sidecar.MaxInput) })
+	if err != nil {
+		return err
+	}
+	env.Warn(found.Warnings...)
+	var src *audit.AppSource
+	if len(found.Sources) > 0 {
+		src = &found.Sources[0]
+	}
+	var targets []*audit.Target
+	var res []*operators.Resolution
+	if a.Source != "" && src != nil && src.Plugin != nil {
+		// The Application names the plugin: render what generate renders.
+		targets, res, err = a.pluginSource(env, src.Plugin)
+	} else {
+		targets, res, err = a.source(env, read.All, src)
+	}
+	if err != nil {
+		return err
+	}
+	st, err := env.Store(a.Operators)
+	if err != nil {
+		return err
+	}
+	rep := audit.Run(found.Rules, targets, res, audit.NewHistory(st))
+	if a.JSON {
+		if err := report.WriteJSON(env.Out, rep); err != nil {
+			return err
+		}
+	} else {
+		audit.WriteText(env.Out, rep)
+	}
+	if rep.Summary.Redundant > 0 {
+		return Found{}
+	}
+	return helmUnused(&a.Helm, *used)
+}
+
+// source renders (--source) or reads (--manifests) the application's
+// manifests and fills them with the --operator releases.
+func (a *Audit) source(env *Env, read func([]string) ([]manifest.Object, error), src *audit.AppSource) ([]*audit.Target, []*operators.Resolution, error) {
+	if len(a.Refs) == 0 {
+		return nil, nil, Usagef("audit needs at least one --operator NAME@VERSION: the operator releases running in the cluster (or an Application whose source uses plugin cmp-defaults with its operators, and --source)")
+	}
+	e, res, err := env.Engine(a.Operators)
+	if err != nil {
+		return nil, nil, err
+	}
+	var objs []manifest.Object
+	if a.Source != "" {
+		var opt render.Options
+		if opt, err = SourceOptions(env, a.Source, a.RepoRoot, src); err == nil {
+			objs, err = render.Render(env.Ctx, opt)
+		}
+	} else {
+		objs, err = read(a.Manifests)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	targets, err := audit.FillTargets(e, objs)
+	return targets, res, err
+}
+
+// SourceOptions are the render options of an Application's source
+// (audit.SourceOptions).
+func SourceOptions(env *Env, dir, repoRoot string, src *audit.AppSource) (render.Options, error) {
+	opt, err := sourceDir(env, dir, repoRoot)
+	return audit.SourceOptions(opt, src), err
+}
+
+// sourceDir checks that --source is a directory and starts its render
+// options as every command does.
+func sourceDir(env *Env, dir, repoRoot string) (render.Options, error) {
+	opt, err := render.NewOptions(dir, repoRoot, env.Sidecar.MaxInput)
+	if err != nil {
+		return opt, err
+	}
+	fi, err := os.Stat(opt.Dir)
+	if err != nil {
+		return opt, fmt.Errorf("source %s: %v", dir, input.PathErr(err))
+	}
+	if !fi.IsDir() {
+		return opt, Usagef("source %s is not a directory; pass rendered files with --manifests", dir)
+	}
+	return opt, nil
+}
+
+// pluginSource renders an Application whose source names the cmp-defaults
+// plugin exactly as generate renders it (audit.PluginConfig, and the same
+// render and fill). --operator, when given, overrides its operators.
+func (a *Audit) pluginSource(env *Env, app *plugin.Application) ([]*audit.Target, []*operators.Resolution, error) {
+	dir, err := sourceDir(env, a.Source, a.RepoRoot)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := audit.PluginConfig(app, dir.Dir, dir.RepoRoot)
+	if err != nil {
+		return nil, nil, err
+	}
+	o := a.Operators
+	if len(o.Refs) == 0 {
+		o.Refs = cfg.Operators
+		o.Strict = o.Strict || cfg.Strict
+	}
+	if len(o.Refs) == 0 {
+		return nil, nil, Usagef("Application %s sets no operators for cmp-defaults (parameter operators or plugin env CMP_DEFAULTS_OPERATORS); give --operator NAME@VERSION", app.Name)
+	}
+	var rec audit.Recorder
+	objs, res, err := env.renderFill(runOf(cfg, env.selection(o, o.Refs)), rec.Record)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rec.Targets(objs), res, nil
+}

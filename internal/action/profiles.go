@@ -1,0 +1,168 @@
+package action
+
+import (
+	"strings"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/catalog"
+	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+)
+
+// List lists the operators, their checked releases and profile sources.
+type List struct {
+	Operators
+	JSON bool
+}
+
+func (l *List) Run(env *Env) error {
+	st, err := env.Store(l.Operators)
+	if err != nil {
+		return err
+	}
+	env.Warn(st.Warnings...)
+	rep, err := catalog.ListOf(st)
+	if err != nil {
+		return err
+	}
+	return env.Print(l.JSON, rep)
+}
+
+// Show prints the profile in force for a release (Ref NAME@VERSION), or
+// every checked release of an operator (Ref NAME).
+type Show struct {
+	Operators
+	Ref  string
+	JSON bool
+}
+
+func (s *Show) Run(env *Env) error {
+	st, err := env.Store(s.Operators)
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(s.Ref, "@") {
+		rels, err := catalog.ReleasesOf(st, s.Ref)
+		if err != nil {
+			return err
+		}
+		return env.Print(s.JSON, rels)
+	}
+	res, err := operators.Selection{Refs: plugin.SplitList(s.Ref), Strict: s.Strict}.Resolve(st)
+	if err != nil {
+		return env.selectionError(err)
+	}
+	shown := catalog.Show(st, s.Ref, res[0])
+	if shown.Warning != "" {
+		env.Warn(shown.Warning)
+	}
+	return env.Print(s.JSON, shown)
+}
+
+// Lint validates profile files: the shipped set, or Dir.
+type Lint struct {
+	Dir    []string // none or one
+	Strict bool     // rules for built-in kinds are errors
+}
+
+func (l *Lint) Run(env *Env) error {
+	rep, err := catalog.Lint(l.Dir)
+	if rep != nil {
+		env.Warn(rep.Warnings...)
+	}
+	if err != nil {
+		return err
+	}
+	return rep.Write(env.Out, env.Stderr, l.Strict)
+}
+
+// Extract writes the profile of CRDs, from Files or the cluster.
+type Extract struct {
+	Operator, Version string // Operator may be NAME@VERSION
+	Files             []string
+	FromCluster       bool
+	Cluster           cluster.Options
+	Groups            []string // with FromCluster: only these API groups
+	Write             string   // write DIR/OPERATOR/VERSION.yaml instead of printing
+}
+
+func (x *Extract) Run(env *Env) error {
+	switch {
+	case x.FromCluster && len(x.Files) > 0:
+		return Usagef("--from-cluster reads the CRDs from the cluster: pass no CRD files (got %s)", strings.Join(x.Files, " "))
+	case !x.FromCluster && len(x.Files) == 0:
+		return Usagef("requires at least 1 arg(s), only received 0")
+	}
+	if name, v, ok := strings.Cut(x.Operator, "@"); ok {
+		// NAME@VERSION, as every other command takes releases.
+		if x.Version != "" && strings.TrimPrefix(x.Version, "v") != strings.TrimPrefix(v, "v") {
+			return Usagef("--operator %s and --version %s name different releases; give one", x.Operator, x.Version)
+		}
+		x.Operator, x.Version = name, v
+	}
+	if x.Operator == "" || x.Version == "" {
+		return Usagef("extract needs --operator NAME and --version V")
+	}
+	var crds *catalog.CRDs
+	var err error
+	if x.FromCluster {
+		// Fail on a bad name or version before talking to the cluster.
+		if _, err := operators.Extract(x.Operator, x.Version, nil); err != nil {
+			return err
+		}
+		crds, err = catalog.CRDsFromCluster(env.Ctx, x.Cluster, x.Groups)
+	} else {
+		crds, err = catalog.CRDsFromFiles(x.Files, env.Sidecar.MaxInput)
+	}
+	if err != nil {
+		return err
+	}
+	env.Warn(crds.Warnings...)
+	p, err := catalog.Extract(x.Operator, x.Version, crds)
+	if err != nil {
+		return err
+	}
+	return p.Write(env.Out, env.Stderr, x.Write)
+}
+
+// Version reports the build and the shipped profile ranges.
+type Version struct {
+	Build string
+	JSON  bool
+}
+
+func (v *Version) Run(env *Env) error {
+	st, err := env.Store(Operators{})
+	if err != nil {
+		return err
+	}
+	rep, err := catalog.VersionOf(st, v.Build)
+	if err != nil {
+		return err
+	}
+	return env.Print(v.JSON, rep)
+}
+
+// Parameters prints the parameter announcement for Argo CD's UI.
+type Parameters struct{ Operators }
+
+func (p *Parameters) Run(env *Env) error {
+	st, err := env.Store(p.Operators)
+	if err != nil {
+		return err
+	}
+	rep, err := catalog.ParametersOf(st)
+	if err != nil {
+		return err
+	}
+	return rep.WriteJSON(env.Out)
+}
+
+// Complete completes an --operator value: names, then NAME@VERSION.
+func (env *Env) Complete(o Operators, toComplete string, withRelease bool) (*catalog.Completion, error) {
+	st, err := env.Store(o)
+	if err != nil {
+		return nil, err
+	}
+	return catalog.Complete(st, toComplete, withRelease)
+}

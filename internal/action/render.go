@@ -1,0 +1,101 @@
+package action
+
+import (
+	"os"
+	"time"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/pipeline"
+	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/render"
+)
+
+// Render renders a source directory and fills it: a local preview of
+// Generate, with flags instead of the CMP environment.
+type Render struct {
+	Operators
+	Helm
+	Dir, RepoRoot    string
+	KubeVersion      string
+	APIVersions      []string // comma lists allowed
+	Include, Exclude string
+	Timeout          time.Duration
+	Format           string // yaml or json
+}
+
+func (r *Render) Run(env *Env) error {
+	opt, err := render.NewOptions(r.Dir, r.RepoRoot, env.Sidecar.MaxInput)
+	if err != nil {
+		return err
+	}
+	r.Helm.apply(&opt)
+	opt.Include, opt.Exclude = r.Include, r.Exclude
+	opt.KubeVersion, opt.APIVersions = r.KubeVersion, plugin.SplitList(r.APIVersions...)
+	sel := env.selection(r.Operators, r.Refs)
+	err = env.run(run{sel: sel, releaseNameSet: r.ReleaseName != "",
+		Options: pipeline.Options{Render: opt, Timeout: r.Timeout, Format: r.Format}})
+	if err == nil && len(sel.Refs) == 0 {
+		// Only on success: it must not precede an unrelated error.
+		env.Warn("no --operator selected; objects are rendered but not filled")
+	}
+	return err
+}
+
+// Generate is what argocd-cmp-server runs: the current directory rendered
+// and filled with the configuration of the CMP environment.
+type Generate struct{}
+
+func (Generate) Run(env *Env) error {
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	cfg, err := plugin.FromEnv(os.Environ(), wd)
+	if err != nil {
+		return ConfigError{err}
+	}
+	env.Warn(cfg.Warnings...)
+	env.Names = plugin.Names{Plugin: true, From: cfg.From}
+	if len(cfg.Operators) == 0 {
+		return ConfigError{plugin.ErrNoOperators}
+	}
+	r := runOf(cfg, cfg.Selection(env.Sidecar.ProfileDirs))
+	r.Format, r.APIVersions = "yaml", cfg.APIVersions
+	return env.run(r)
+}
+
+// run is one render and fill as a command asks for it: the pipeline's
+// options (Format set: encode into Out) and the releases.
+type run struct {
+	pipeline.Options
+	sel            operators.Selection
+	releaseNameSet bool // the release name was chosen, not defaulted
+}
+
+// runOf is the run generate's configuration asks for.
+func runOf(cfg *plugin.Config, sel operators.Selection) run {
+	return run{sel: sel, releaseNameSet: cfg.From["release-name"] != "",
+		Options: pipeline.Options{Render: cfg.RenderOptions(), Timeout: cfg.Timeout, RefuseEmpty: !cfg.AllowEmpty}}
+}
+
+// run renders and fills as generate does (internal/pipeline), then encodes
+// into Out when r.Format is set. record, when set, sees every filled field.
+func (env *Env) renderFill(r run, record func(int, defaults.Filled)) ([]manifest.Object, []*operators.Resolution, error) {
+	opt := r.Options
+	opt.Render.MaxBytes = env.Sidecar.MaxInput
+	opt.TimeoutName, opt.Plugin, opt.Record, opt.Out, opt.Warn = env.Names.Of("timeout"), env.Names.Plugin, record, env.Out, func(m string) { env.Warn(m) }
+	return pipeline.Run(env.Ctx, opt, pipeline.Hooks{
+		Load: func() (*defaults.Engine, []*operators.Resolution, error) { return env.load(r.sel) },
+		Settings: func(kind render.Kind, ropt render.Options) error {
+			return env.unusedSettings(kind, ropt, ropt.Dir, r.releaseNameSet)
+		},
+		Filled: env.warnUnserved,
+	})
+}
+
+func (env *Env) run(r run) error {
+	_, _, err := env.renderFill(r, nil)
+	return err
+}

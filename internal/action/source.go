@@ -1,0 +1,87 @@
+package action
+
+import (
+	"errors"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/input"
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/render"
+)
+
+// Helm are the Helm settings of a chart source, as helm spells them.
+type Helm struct {
+	Values, Set, SetString, SetJSON, SetFile []string
+	Namespace, ReleaseName                   string
+}
+
+// apply sets the settings given on opt.
+func (h *Helm) apply(opt *render.Options) {
+	opt.ValuesFiles, opt.Set, opt.SetString, opt.SetJSON, opt.SetFile = h.Values, h.Set, h.SetString, h.SetJSON, h.SetFile
+	opt.Namespace = h.Namespace
+	if h.ReleaseName != "" {
+		opt.ReleaseName = h.ReleaseName
+	}
+}
+
+// Given reports whether any setting was given.
+func (h *Helm) Given() bool {
+	return len(h.Values)+len(h.Set)+len(h.SetString)+len(h.SetJSON)+len(h.SetFile) > 0 || h.Namespace != "" || h.ReleaseName != ""
+}
+
+// Inputs reads a command's FILE, '-' and DIR arguments; directories render
+// with h (nil or empty: default settings, release name = directory name).
+// used reports whether a directory took h.
+func (env *Env) Inputs(h *Helm) (r *input.Reader, used *bool) {
+	used = new(bool)
+	r = &input.Reader{Stdin: env.Stdin, MaxBytes: env.Sidecar.MaxInput, Limits: env.Sidecar.Limits}
+	r.Dir = func(dir string) ([]manifest.Object, error) {
+		opt, err := render.NewOptions(dir, "", env.Sidecar.MaxInput)
+		if err != nil {
+			return nil, err
+		}
+		if h != nil && h.Given() {
+			h.apply(&opt)
+			if opt.Kind, err = render.Detect(opt.Dir); err != nil {
+				return nil, err
+			}
+			if err := env.unusedSettings(opt.Kind, opt, dir, h.ReleaseName != ""); err != nil {
+				return nil, err
+			}
+			*used = true
+		}
+		return render.Render(env.Ctx, opt)
+	}
+	return r, used
+}
+
+// readAll reads args with h, and refuses Helm settings that no directory
+// argument took: the user believes they did something.
+func (env *Env) readAll(h *Helm, args []string) ([]manifest.Object, error) {
+	r, used := env.Inputs(h)
+	objs, err := r.All(args)
+	if err == nil {
+		err = helmUnused(h, *used)
+	}
+	return objs, err
+}
+
+func helmUnused(h *Helm, used bool) error {
+	if h != nil && h.Given() && !used {
+		return Usagef("-f/--values, --set*, -n/--namespace and --release-name apply to a directory argument that is a Helm chart; none was given")
+	}
+	return nil
+}
+
+// unusedSettings refuses settings that do nothing for this kind of source
+// (render.Unused): the user believes they apply. dir is as the user named it.
+func (env *Env) unusedSettings(kind render.Kind, opt render.Options, dir string, releaseNameSet bool) error {
+	unused := env.Names.ByUser(render.Unused(kind, opt, releaseNameSet))
+	if len(unused) == 0 {
+		return nil
+	}
+	msg := render.UnusedMessage(kind, dir, unused, env.Names.Of)
+	if env.Names.Plugin {
+		return ConfigError{errors.New(msg + "; remove them from the Application")}
+	}
+	return UsageError{errors.New(msg + "; remove them")}
+}
