@@ -96,7 +96,7 @@ type kindKey struct{ apiVersion, kind string }
 type Engine struct {
 	kinds map[kindKey]*kindRules
 	res   []*operators.Resolution
-	ctx   context.Context // ends jq evaluation of mutations; nil: never
+	ctx   context.Context // ends jq evaluation of mutations (Background until WithContext)
 }
 
 // WithContext returns an engine whose jq evaluation stops when ctx is done.
@@ -111,7 +111,7 @@ func (e *Engine) WithContext(ctx context.Context) *Engine {
 // webhook mutations only (a cluster's admission, learned with 'profiles
 // learn') add their mutations to the kind's rules, in the order selected.
 func Compile(res []*operators.Resolution, file func(op, version string) (string, string)) (*Engine, error) {
-	e := &Engine{kinds: map[kindKey]*kindRules{}, res: res}
+	e := &Engine{kinds: map[kindKey]*kindRules{}, res: res, ctx: context.Background()}
 	owner := map[string]string{} // of a kind's schema defaults
 	for _, r := range res {
 		p := r.Profile

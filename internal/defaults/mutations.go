@@ -13,9 +13,6 @@ import (
 // applyMutations sets each mutation's value at every path its jq expression
 // selects where the field is absent (or null) and its parent exists.
 func applyMutations(ctx context.Context, obj map[string]any, ms []*mutation, record func(Filled)) (bool, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	changed := false
 	for _, m := range ms {
 		in := jqValue(obj)
