@@ -8,7 +8,6 @@ import (
 
 func (c *cli) auditCmd() *cobra.Command {
 	var o action.Audit
-	var out outputFormat
 	cmd := &cobra.Command{
 		Use:   "audit APP.yaml... (--source DIR | --manifests FILE...) [--operator NAME@VERSION]",
 		Short: "Find ignoreDifferences rules that cmp-defaults makes redundant",
@@ -37,15 +36,12 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 		Example: `  cmp-defaults audit app.yaml --source apps/datadog --operator external-secrets@2.5.0
   cmp-defaults audit appset.yaml --argocd-cm argocd-cm.yaml --manifests rendered.yaml --operator cert-manager@1.19.0 -o json
   helm template my-chart > out.yaml && cmp-defaults audit app.yaml --manifests out.yaml --operator external-secrets@2.5.0`,
-		RunE: func(_ *cobra.Command, args []string) error {
-			o.Apps, o.JSON = args, out.json()
-			return o.Run(&c.Env)
-		},
+		RunE: c.runs(&o, func(args []string) { o.Apps = args }),
 	}
 	f := cmd.Flags()
 	addOperators(f, &o.Operators)
 	addDirHelm(f, &o.Helm)
-	addOutput(cmd, &out, "output format", "text", "json")
+	addOutput(cmd, &o.Format, "output format", "text", "json")
 	f.StringArrayVar(&o.ArgocdCM, "argocd-cm", nil, "argocd-cm ConfigMap file whose resource.customizations.ignoreDifferences keys are audited too (repeatable)")
 	f.StringVar(&o.Source, "source", "", "the application's source directory (spec.source.path in a checkout): plain manifests, Helm or Kustomize, rendered with the Application's Helm settings and filled")
 	f.StringVar(&o.RepoRoot, "repo-root", "", "with --source: nothing outside this directory is read (default: nearest parent with .git, else the source)")

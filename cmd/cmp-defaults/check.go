@@ -8,7 +8,6 @@ import (
 
 func (c *cli) checkCmd() *cobra.Command {
 	var o action.Check
-	var out outputFormat
 	cmd := &cobra.Command{
 		Use:   "check --kubeconfig FILE [--context C] [--operator NAME@VERSION...] [DIR|FILE...|-]",
 		Short: "Check the filled manifests against a live cluster's admission (server-side dry run)",
@@ -38,19 +37,15 @@ verbs get, create and patch on the checked resources.
 Exit codes: 0 every object matches, 3 some object differs, 1 error, 2 usage.`,
 		Example: `  cmp-defaults check --kubeconfig ~/.kube/config --context prod --operator external-secrets@2.5.0 apps/datadog
   helm template my-chart | cmp-defaults check --operator cert-manager@1.19.1 -o json -`,
-		RunE: func(_ *cobra.Command, args []string) error {
-			o.Args, o.JSON = args, out.json()
-			return o.Run(&c.Env)
-		},
+		RunE: c.runs(&o, func(args []string) { o.Args = args }),
 	}
 	addClusterSource(cmd.Flags(), &o.ClusterSource)
-	addOutput(cmd, &out, "output format", "text", "json")
+	addOutput(cmd, &o.Format, "output format", "text", "json")
 	return cmd
 }
 
 func (c *cli) profilesLearn() *cobra.Command {
 	var o action.Learn
-	var out outputFormat
 	cmd := &cobra.Command{
 		Use:   "learn --kubeconfig FILE [--context C] --as NAME@VERSION [--operator OP@VER...] [DIR|FILE...|-]",
 		Short: "Keep what a cluster's admission adds (webhooks) as a profile of mutations",
@@ -88,14 +83,11 @@ Exit codes: 0 a profile was learned, 1 error or nothing to learn, 2 usage.`,
   cmp-defaults profiles learn --context prod --as prod-webhooks@2026.12.1 --write ./my-profiles \
     --report learn-report.json manifests.yaml
   helm template my-chart | cmp-defaults profiles learn --as prod-webhooks@1.0.0 -`,
-		RunE: func(_ *cobra.Command, args []string) error {
-			o.Args, o.JSON = args, out.json()
-			return o.Run(&c.Env)
-		},
+		RunE: c.runs(&o, func(args []string) { o.Args = args }),
 	}
 	f := cmd.Flags()
 	addClusterSource(f, &o.ClusterSource)
-	addOutput(cmd, &out, "format of the profile", "yaml", "json")
+	addOutput(cmd, &o.Format, "format of the profile", "yaml", "json")
 	f.StringVar(&o.As, "as", "", "operator name and version of the learned profile, NAME@VERSION (e.g. prod-webhooks@2026.12.1)")
 	f.StringVar(&o.LearnedAt, "learned-at", "", "time recorded in the profile, RFC 3339 or 'now' (default $SOURCE_DATE_EPOCH; none: no time, reproducible output)")
 	f.StringVar(&o.Report, "report", "", "also write the report as JSON to FILE")

@@ -9,7 +9,6 @@ import (
 
 func (c *cli) fillCmd() *cobra.Command {
 	var o action.Fill
-	var out outputFormat
 	cmd := &cobra.Command{
 		Use:   "fill [FILE...|-]",
 		Short: "Fill admission defaults into a YAML/JSON stream from files or stdin",
@@ -22,13 +21,13 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 			if err := c.needInput(cmd, args); err != nil {
 				return err
 			}
-			o.Args, o.Format = args, out.name
+			o.Args = args
 			return o.Run(&c.Env)
 		},
 	}
 	f := cmd.Flags()
 	addOperators(f, &o.Operators)
-	addOutput(cmd, &out, "output format", "yaml", "json")
+	addOutput(cmd, &o.Format, "output format", "yaml", "json")
 	addDirHelm(f, &o.Helm)
 	f.DurationVar(&o.Timeout, "timeout", plugin.DefaultTimeout, "give up after this long")
 	return cmd
@@ -36,7 +35,6 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 
 func (c *cli) explainCmd() *cobra.Command {
 	var o action.Explain
-	var out outputFormat
 	cmd := &cobra.Command{
 		Use:   "explain [DIR|FILE...|-]",
 		Short: "Show, object by object, which fields would be filled and why",
@@ -50,20 +48,19 @@ A directory argument is rendered first (Helm, Kustomize or plain manifests, defa
 			if err := c.needInput(cmd, args); err != nil {
 				return err
 			}
-			o.Args, o.JSON = args, out.json()
+			o.Args = args
 			return o.Run(&c.Env)
 		},
 	}
 	f := cmd.Flags()
 	addOperators(f, &o.Operators)
 	addDirHelm(f, &o.Helm)
-	addOutput(cmd, &out, "output format", "text", "json")
+	addOutput(cmd, &o.Format, "output format", "text", "json")
 	return cmd
 }
 
 func (c *cli) diffReleasesCmd() *cobra.Command {
 	var o action.DiffReleases
-	var out outputFormat
 	cmd := &cobra.Command{
 		Use:   "diff-releases OP@A OP@B [DIR|FILE...|-]",
 		Short: "Show what changes between two releases of an operator, for your manifests",
@@ -82,15 +79,12 @@ mistakes.`,
   cmp-defaults diff-releases external-secrets@2.6.0 external-secrets@2.7.0 externalsecret.yaml
   helm template my-chart | cmp-defaults diff-releases cert-manager@1.19.0 cert-manager@1.19.1 - -o json`,
 		Args: cobra.MinimumNArgs(2),
-		RunE: func(_ *cobra.Command, args []string) error {
-			o.A, o.B, o.Inputs, o.JSON = args[0], args[1], args[2:], out.json()
-			return o.Run(&c.Env)
-		},
+		RunE: c.runs(&o, func(args []string) { o.A, o.B, o.Inputs = args[0], args[1], args[2:] }),
 	}
 	f := cmd.Flags()
 	addProfileDirs(f, &o.Operators)
 	addStrict(f, &o.Operators)
-	addOutput(cmd, &out, "output format", "text", "json")
+	addOutput(cmd, &o.Format, "output format", "text", "json")
 	addDirHelm(f, &o.Helm)
 	return cmd
 }

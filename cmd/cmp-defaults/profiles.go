@@ -26,39 +26,31 @@ $CMP_DEFAULTS_PROFILES_DIR.`,
 
 func (c *cli) profilesList() *cobra.Command {
 	var o action.List
-	var out outputFormat
 	cmd := &cobra.Command{
 		Use:     "list",
 		Short:   "List operators, the releases checked, and where their profiles come from",
 		Example: "  cmp-defaults profiles list\n  cmp-defaults profiles list --profiles-dir ./my-profiles -o json",
 		Args:    cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			o.JSON = out.json()
-			return o.Run(&c.Env)
-		},
+		RunE:    c.runs(&o, func([]string) {}),
 	}
 	addProfileDirs(cmd.Flags(), &o.Operators)
-	addOutput(cmd, &out, "output format", "text", "json")
+	addOutput(cmd, &o.Format, "output format", "text", "json")
 	return cmd
 }
 
 func (c *cli) profilesShow() *cobra.Command {
 	var o action.Show
-	var out outputFormat
 	cmd := &cobra.Command{
 		Use:   "show OPERATOR[@VERSION]",
 		Short: "Show the profile in force for a release, or every checked release of an operator",
 		Example: `  cmp-defaults profiles show external-secrets@2.5.0
   cmp-defaults profiles show cert-manager`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			o.Ref, o.JSON = args[0], out.json()
-			return o.Run(&c.Env)
-		},
+		RunE: c.runs(&o, func(args []string) { o.Ref = args[0] }),
 	}
 	addProfileDirs(cmd.Flags(), &o.Operators)
 	addStrict(cmd.Flags(), &o.Operators)
-	addOutput(cmd, &out, "output format", "yaml", "json")
+	addOutput(cmd, &o.Format, "output format", "yaml", "json")
 	return cmd
 }
 
@@ -73,10 +65,7 @@ profile that exists and is the newest at or below it. Rules for built-in Kuberne
 (apps/v1 Deployment, v1 Pod, ...) in user profiles are a warning, an error with --strict.`,
 		Example: "  cmp-defaults profiles lint ./my-profiles\n  cmp-defaults profiles lint",
 		Args:    cobra.MaximumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			o.Dir = args
-			return o.Run(&c.Env)
-		},
+		RunE:    c.runs(&o, func(args []string) { o.Dir = args }),
 	}
 	cmd.Flags().BoolVar(&o.Strict, "strict", false, "fail instead of warning when a profile has rules for built-in Kubernetes kinds")
 	return cmd
@@ -122,7 +111,6 @@ operator (repeatable); without it every CRD of the cluster goes into the profile
 
 func (c *cli) versionCmd() *cobra.Command {
 	o := action.Version{Build: buildVersion()}
-	var out outputFormat
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version and the shipped profile ranges",
@@ -130,12 +118,9 @@ func (c *cli) versionCmd() *cobra.Command {
   cmp-defaults version -o json
   cmp-defaults --version`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			o.JSON = out.json()
-			return o.Run(&c.Env)
-		},
+		RunE: c.runs(&o, func([]string) {}),
 	}
-	addOutput(cmd, &out, "output format", "text", "json")
+	addOutput(cmd, &o.Format, "output format", "text", "json")
 	return cmd
 }
 
@@ -153,7 +138,7 @@ Announced values are suggestions shown in the UI; generate receives only the par
 that the Application sets.`,
 		Example: "  cmp-defaults parameters\n  CMP_DEFAULTS_PROFILES_DIR=/home/argocd/cmp-defaults/profiles cmp-defaults parameters",
 		Args:    cobra.NoArgs,
-		RunE:    func(*cobra.Command, []string) error { return o.Run(&c.Env) },
+		RunE:    c.runs(&o, func([]string) {}),
 	}
 	addProfileDirs(cmd.Flags(), &o.Operators)
 	return cmd

@@ -9,7 +9,6 @@ import (
 
 func (c *cli) renderCmd() *cobra.Command {
 	var o action.Render
-	var out outputFormat
 	cmd := &cobra.Command{
 		Use:   "render [DIR]",
 		Short: "Render a source directory (plain, Helm, Kustomize) and fill it: a local preview of generate",
@@ -21,17 +20,16 @@ Nothing outside the repository root (the nearest parent with .git, or --repo-roo
   cmp-defaults render --operator external-secrets@2.5.0 examples/kustomize/overlays/prod
   cmp-defaults render examples/plain --include '*.yaml' --exclude 'configmap.yaml'`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			o.Dir, o.Format = ".", out.name
+		RunE: c.runs(&o, func(args []string) {
+			o.Dir = "."
 			if len(args) == 1 {
 				o.Dir = args[0]
 			}
-			return o.Run(&c.Env)
-		},
+		}),
 	}
 	f := cmd.Flags()
 	addOperators(f, &o.Operators)
-	addOutput(cmd, &out, "output format", "yaml", "json")
+	addOutput(cmd, &o.Format, "output format", "yaml", "json")
 	addHelm(f, &o.Helm, "", true)
 	f.StringVar(&o.KubeVersion, "kube-version", "", "Kubernetes version for .Capabilities.KubeVersion, e.g. 1.34.0")
 	f.StringArrayVar(&o.APIVersions, "api-versions", nil, "extra .Capabilities.APIVersions, group/version or group/version/Kind (repeatable or comma-separated)")
@@ -69,6 +67,6 @@ Errors name the parameter or variable to change; configuration errors exit 1.`,
   cd examples/helm && ARGOCD_APP_NAME=datadog ARGOCD_APP_NAMESPACE=datadog \
     ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=external-secrets@2.5.0 cmp-defaults generate`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error { return action.Generate{}.Run(&c.Env) },
+		RunE: c.runs(action.Generate{}, func([]string) {}),
 	}
 }

@@ -90,29 +90,36 @@ func flagError(_ *cobra.Command, err error) error {
 	return action.UsageError{Err: err}
 }
 
-// outputFormat is the value of -o/--output, checked when the flag is
-// parsed against the formats its command writes.
+// outputFormat is -o/--output, checked when the flag is parsed against the
+// formats its command writes.
 type outputFormat struct {
-	name    string
+	dst     *string
 	allowed []string
 }
 
-// addOutput adds -o/--output to cmd; the first allowed format is the default.
-func addOutput(cmd *cobra.Command, o *outputFormat, what string, allowed ...string) {
-	o.name, o.allowed = allowed[0], allowed
-	cmd.Flags().VarP(o, "output", "o", what+": "+strings.Join(allowed, " or "))
+// addOutput adds -o/--output, set into dst; the first allowed is the default.
+func addOutput(cmd *cobra.Command, dst *string, what string, allowed ...string) {
+	*dst = allowed[0]
+	cmd.Flags().VarP(&outputFormat{dst, allowed}, "output", "o", what+": "+strings.Join(allowed, " or "))
 }
 
-func (o *outputFormat) String() string { return o.name }
+func (o *outputFormat) String() string { return *o.dst }
 func (o *outputFormat) Type() string   { return "string" }
-func (o *outputFormat) json() bool     { return o.name == "json" }
 
 func (o *outputFormat) Set(s string) error {
 	if !slices.Contains(o.allowed, s) {
 		return action.Usagef("--output %q: use %s", s, strings.Join(o.allowed, " or "))
 	}
-	o.name = s
+	*o.dst = s
 	return nil
+}
+
+// runs is the RunE of a use case; set puts the arguments into it.
+func (c *cli) runs(uc interface{ Run(*action.Env) error }, set func(args []string)) func(*cobra.Command, []string) error {
+	return func(_ *cobra.Command, args []string) error {
+		set(args)
+		return uc.Run(&c.Env)
+	}
 }
 
 // Flag sets shared by the commands, one per concern.

@@ -68,9 +68,9 @@ type Report interface {
 	WriteJSON(w io.Writer) error
 }
 
-// Print writes rep to Out as JSON or text.
-func (env *Env) Print(asJSON bool, rep Report) error {
-	if asJSON {
+// Print writes rep to Out in format (json, else text).
+func (env *Env) Print(format string, rep Report) error {
+	if format == "json" {
 		return rep.WriteJSON(env.Out)
 	}
 	return rep.WriteText(env.Out)

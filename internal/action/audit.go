@@ -24,7 +24,7 @@ type Audit struct {
 	Source    string // the application's source directory, rendered
 	Manifests []string
 	RepoRoot  string
-	JSON      bool
+	Format    string // text or json
 }
 
 func (a *Audit) Run(env *Env) error {
@@ -65,7 +65,7 @@ func (a *Audit) Run(env *Env) error {
 		return err
 	}
 	rep := audit.Run(found.Rules, targets, res, audit.NewHistory(st))
-	if a.JSON {
+	if a.Format == "json" {
 		if err := report.WriteJSON(env.Out, rep); err != nil {
 			return err
 		}

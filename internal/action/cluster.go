@@ -63,7 +63,7 @@ func (s *ClusterSource) SourceOptions(env *Env, dir, ns string, cl *cluster.Clie
 // cluster's admission and the fill disagree; Found when they do.
 type Check struct {
 	ClusterSource
-	JSON bool
+	Format string // text or json
 }
 
 func (c *Check) Run(env *Env) error {
@@ -85,7 +85,7 @@ func (c *Check) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	if c.JSON {
+	if c.Format == "json" {
 		err = check.WriteJSON(env.Out, rep)
 	} else {
 		check.WriteText(env.Out, rep)
@@ -104,7 +104,7 @@ type Learn struct {
 	LearnedAt string // RFC 3339 or "now"; default $SOURCE_DATE_EPOCH, else none
 	Report    string // also write the report as JSON here
 	Write     string // write DIR/NAME/VERSION.yaml instead of printing
-	JSON      bool
+	Format    string // yaml or json
 }
 
 func (l *Learn) Run(env *Env) error {
@@ -137,7 +137,7 @@ func (l *Learn) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	return learn.Write(env.Out, env.Stderr, rep, p, learn.Output{JSON: l.JSON, Report: l.Report, Write: l.Write})
+	return learn.Write(env.Out, env.Stderr, rep, p, learn.Output{JSON: l.Format == "json", Report: l.Report, Write: l.Write})
 }
 
 // LearnedAt is the provenance time: flag, else $SOURCE_DATE_EPOCH, else none.

@@ -51,8 +51,8 @@ func (f *Fill) Run(env *Env) error {
 type Explain struct {
 	Operators
 	Helm
-	Args []string
-	JSON bool
+	Args   []string
+	Format string // text or json
 }
 
 func (x *Explain) Run(env *Env) error {
@@ -71,7 +71,7 @@ func (x *Explain) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	if x.JSON {
+	if x.Format == "json" {
 		return explain.WriteJSON(env.Out, rep)
 	}
 	explain.WriteText(env.Out, rep)
@@ -85,7 +85,7 @@ type DiffReleases struct {
 	Helm
 	A, B   string
 	Inputs []string
-	JSON   bool
+	Format string // text or json
 }
 
 func (d *DiffReleases) Run(env *Env) error {
@@ -119,7 +119,7 @@ func (d *DiffReleases) Run(env *Env) error {
 			return err
 		}
 	}
-	if err := env.Print(d.JSON, rep); err != nil {
+	if err := env.Print(d.Format, rep); err != nil {
 		return err
 	}
 	if rep.Changed() {

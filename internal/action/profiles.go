@@ -12,7 +12,7 @@ import (
 // List lists the operators, their checked releases and profile sources.
 type List struct {
 	Operators
-	JSON bool
+	Format string // text or json
 }
 
 func (l *List) Run(env *Env) error {
@@ -25,15 +25,15 @@ func (l *List) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	return env.Print(l.JSON, rep)
+	return env.Print(l.Format, rep)
 }
 
 // Show prints the profile in force for a release (Ref NAME@VERSION), or
 // every checked release of an operator (Ref NAME).
 type Show struct {
 	Operators
-	Ref  string
-	JSON bool
+	Ref    string
+	Format string // yaml or json
 }
 
 func (s *Show) Run(env *Env) error {
@@ -46,7 +46,7 @@ func (s *Show) Run(env *Env) error {
 		if err != nil {
 			return err
 		}
-		return env.Print(s.JSON, rels)
+		return env.Print(s.Format, rels)
 	}
 	res, err := operators.Selection{Refs: plugin.SplitList(s.Ref), Strict: s.Strict}.Resolve(st)
 	if err != nil {
@@ -56,7 +56,7 @@ func (s *Show) Run(env *Env) error {
 	if shown.Warning != "" {
 		env.Warn(shown.Warning)
 	}
-	return env.Print(s.JSON, shown)
+	return env.Print(s.Format, shown)
 }
 
 // Lint validates profile files: the shipped set, or Dir.
@@ -127,8 +127,8 @@ func (x *Extract) Run(env *Env) error {
 
 // Version reports the build and the shipped profile ranges.
 type Version struct {
-	Build string
-	JSON  bool
+	Build  string
+	Format string // text or json
 }
 
 func (v *Version) Run(env *Env) error {
@@ -140,7 +140,7 @@ func (v *Version) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	return env.Print(v.JSON, rep)
+	return env.Print(v.Format, rep)
 }
 
 // Parameters prints the parameter announcement for Argo CD's UI.
