@@ -17,13 +17,7 @@ writes them back with every field the selected operator releases' admission woul
 Fields you wrote are never changed; objects of other kinds pass through.`,
 		Example: `  cmp-defaults fill --operator external-secrets@2.5.0 examples/plain/externalsecret.yaml
   helm template my-chart | cmp-defaults fill --operator cert-manager@1.19.0 -`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := c.needInput(cmd, args); err != nil {
-				return err
-			}
-			o.Args = args
-			return o.Run(&c.Env)
-		},
+		RunE: c.runsOnInput(&o, &o.Args),
 	}
 	f := cmd.Flags()
 	addOperators(f, &o.Operators)
@@ -44,13 +38,7 @@ A directory argument is rendered first (Helm, Kustomize or plain manifests, defa
 		Example: `  cmp-defaults explain --operator external-secrets@2.5.0 examples/plain/externalsecret.yaml
   cmp-defaults explain --operator cert-manager@1.19.0 -o json certificate.yaml
   cmp-defaults explain --operator external-secrets@2.5.0 examples/helm`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := c.needInput(cmd, args); err != nil {
-				return err
-			}
-			o.Args = args
-			return o.Run(&c.Env)
-		},
+		RunE: c.runsOnInput(&o, &o.Args),
 	}
 	f := cmd.Flags()
 	addOperators(f, &o.Operators)

@@ -184,13 +184,17 @@ var stdinIsTerminal = func(r io.Reader) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// needInput refuses to wait silently for a person to type manifests: with
-// no argument and a terminal on stdin, it prints the usage (exit 2). '-'
-// still reads the terminal.
-func (c *cli) needInput(cmd *cobra.Command, args []string) error {
-	if len(args) > 0 || !stdinIsTerminal(c.Stdin) {
-		return nil
+// runsOnInput is the RunE of a use case that reads FILE, DIR and '-'
+// arguments into *to. It refuses to wait silently for a person to type
+// manifests: with no argument and a terminal on stdin, it prints the usage
+// (exit 2); '-' still reads the terminal.
+func (c *cli) runsOnInput(uc interface{ Run(*action.Env) error }, to *[]string) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 && stdinIsTerminal(c.Stdin) {
+			fmt.Fprint(c.Stderr, cmd.UsageString())
+			return action.Usagef("no input: name files or directories, or '-' to read stdin")
+		}
+		*to = args
+		return uc.Run(&c.Env)
 	}
-	fmt.Fprint(c.Stderr, cmd.UsageString())
-	return action.Usagef("no input: name files or directories, or '-' to read stdin")
 }
