@@ -1,0 +1,105 @@
+package main
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/action"
+	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
+)
+
+// flagError makes a flag error a usage error; a value refused by its own
+// check (as -o) speaks for itself without pflag's prefix.
+func flagError(_ *cobra.Command, err error) error {
+	var iv *pflag.InvalidValueError
+	var ue action.UsageError
+	if errors.As(err, &iv) && errors.As(iv.Unwrap(), &ue) {
+		return ue
+	}
+	return action.UsageError{Err: err}
+}
+
+// outputFormat is -o/--output, checked when the flag is parsed against the
+// formats its command writes.
+type outputFormat struct {
+	dst     *string
+	allowed []string
+}
+
+// addOutput adds -o/--output, set into dst; the first allowed is the default.
+func addOutput(cmd *cobra.Command, dst *string, what string, allowed ...string) {
+	*dst = allowed[0]
+	cmd.Flags().VarP(&outputFormat{dst, allowed}, "output", "o", what+": "+strings.Join(allowed, " or "))
+}
+
+func (o *outputFormat) String() string { return *o.dst }
+func (o *outputFormat) Type() string   { return "string" }
+
+func (o *outputFormat) Set(s string) error {
+	if !slices.Contains(o.allowed, s) {
+		return action.Usagef("--output %q: use %s", s, strings.Join(o.allowed, " or "))
+	}
+	*o.dst = s
+	return nil
+}
+
+// The flag sets below are shared by the commands, one per concern.
+
+func addProfileDirs(f *pflag.FlagSet, o *action.Operators) {
+	f.StringArrayVar(&o.ProfileDirs, "profiles-dir", nil, "directory of extra or overriding profiles (repeatable; default from $CMP_DEFAULTS_PROFILES_DIR, colon-separated)")
+}
+
+func addStrict(f *pflag.FlagSet, o *action.Operators) {
+	f.BoolVar(&o.Strict, "strict", false, "fail instead of warning when a release was not checked (newer or unknown patch)")
+}
+
+func addOperators(f *pflag.FlagSet, o *action.Operators) {
+	f.StringArrayVar(&o.Refs, "operator", nil, "operator release whose admission defaults to fill, NAME@VERSION (repeatable), e.g. external-secrets@2.5.0")
+	addProfileDirs(f, o)
+	addStrict(f, o)
+}
+
+// addHelm adds the Helm settings as helm spells them; each usage starts
+// with forWhat. -n is added unless the command has a namespace of its own.
+func addHelm(f *pflag.FlagSet, h *action.Helm, forWhat string, namespace bool) {
+	f.StringArrayVarP(&h.Values, "values", "f", nil, forWhat+"Helm values file relative to the chart (repeatable; must stay inside the repository)")
+	f.StringArrayVar(&h.Set, "set", nil, forWhat+"Helm value KEY=VALUE (repeatable, like helm --set)")
+	f.StringArrayVar(&h.SetString, "set-string", nil, forWhat+"Helm string value KEY=VALUE (repeatable, like helm --set-string)")
+	f.StringArrayVar(&h.SetJSON, "set-json", nil, forWhat+"Helm JSON value KEY=JSON, or a JSON object (repeatable, like helm --set-json)")
+	f.StringArrayVar(&h.SetFile, "set-file", nil, forWhat+"Helm value KEY=FILE: the file's text, path as for --values (repeatable, like helm --set-file)")
+	f.StringVar(&h.ReleaseName, "release-name", "", forWhat+"Helm release name (default: the directory's name)")
+	if namespace {
+		f.StringVarP(&h.Namespace, "namespace", "n", "", forWhat+"Helm release namespace (.Release.Namespace)")
+	}
+}
+
+// addDirHelm adds the Helm settings for directory arguments (fill,
+// explain, diff-releases, audit --manifests).
+func addDirHelm(f *pflag.FlagSet, h *action.Helm) {
+	addHelm(f, h, "directory arguments that are Helm charts: ", true)
+}
+
+func addCluster(f *pflag.FlagSet, o *cluster.Options) {
+	f.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig file (default $KUBECONFIG, then ~/.kube/config)")
+	f.StringVar(&o.Context, "context", "", "kubeconfig context (default: the current context)")
+	f.DurationVar(&o.Timeout, "request-timeout", 30*time.Second, "timeout of each request to the API server")
+}
+
+// addClusterSource adds the flags of commands that read a source and ask
+// a cluster about it ('check', 'profiles learn').
+func addClusterSource(f *pflag.FlagSet, o *action.ClusterSource) {
+	addOperators(f, &o.Operators)
+	addCluster(f, &o.Cluster)
+	f.StringVarP(&o.Namespace, "namespace", "n", "", "namespace of objects that have none, and Helm's release namespace (default: the context's namespace)")
+	f.StringVar(&o.FieldManager, "field-manager", "argocd-controller", "field manager of the dry-run applies")
+	f.BoolVar(&o.AllKinds, "all-kinds", false, "include built-in kinds (core, apps, *.k8s.io, ...), skipped by default")
+	f.StringVar(&o.RepoRoot, "repo-root", "", "repository root for a DIR source; nothing outside it is read (default: nearest parent with .git, else DIR)")
+	addHelm(f, &o.Helm, "DIR source: ", false)
+	f.StringVar(&o.KubeVersion, "kube-version", "", "Helm .Capabilities.KubeVersion (default: the cluster's version)")
+	f.StringSliceVar(&o.APIVersions, "api-versions", nil, "Helm .Capabilities.APIVersions (default: what the cluster serves)")
+}
