@@ -16,11 +16,12 @@ type Fill struct {
 	Operators
 	Helm
 	Args    []string
-	Timeout time.Duration
-	Format  string // yaml or json
+	Timeout time.Duration // zero: plugin.DefaultTimeout
+	Format  string        // yaml (the default) or json
 }
 
 func (f *Fill) Run(env *Env) error {
+	f.Timeout, f.Format = orDefault(f.Timeout, f.Format)
 	e, res, err := env.Engine(f.Operators)
 	if err != nil {
 		return err

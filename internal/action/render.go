@@ -21,11 +21,12 @@ type Render struct {
 	KubeVersion      string
 	APIVersions      []string // comma lists allowed
 	Include, Exclude string
-	Timeout          time.Duration
-	Format           string // yaml or json
+	Timeout          time.Duration // zero: plugin.DefaultTimeout
+	Format           string        // yaml (the default) or json
 }
 
 func (r *Render) Run(env *Env) error {
+	r.Timeout, r.Format = orDefault(r.Timeout, r.Format)
 	opt, err := render.NewOptions(r.Dir, r.RepoRoot, env.Sidecar.MaxInput)
 	if err != nil {
 		return err
@@ -93,6 +94,18 @@ func (env *Env) renderFill(r run, record func(int, defaults.Filled)) ([]manifest
 		},
 		Filled: env.warnUnserved,
 	})
+}
+
+// orDefault gives a zero timeout and format of a render or fill their
+// defaults, as the flags do.
+func orDefault(timeout time.Duration, format string) (time.Duration, string) {
+	if timeout == 0 {
+		timeout = plugin.DefaultTimeout
+	}
+	if format == "" {
+		format = "yaml"
+	}
+	return timeout, format
 }
 
 func (env *Env) run(r run) error {

@@ -1,0 +1,69 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+)
+
+func newEnv(t *testing.T, names plugin.Names) *Env {
+	t.Helper()
+	s, err := plugin.SidecarFromEnv(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Env{Ctx: context.Background(), Stdin: strings.NewReader(""), Out: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Sidecar: s, Names: names}
+}
+
+// The use cases run without cobra, and their errors carry the kind of
+// mistake by type: cmd maps UsageError to exit 2, ConfigError to exit 1
+// without a usage hint, Found to exit 3 after printing.
+func TestErrorsAreTyped(t *testing.T) {
+	examples := filepath.Join("..", "..", "examples")
+	es := filepath.Join(examples, "plain", "externalsecret.yaml")
+	eso := Operators{Refs: []string{"external-secrets@2.5.0"}}
+	var usage UsageError
+	var config ConfigError
+	var found Found
+	for _, tc := range []struct {
+		name   string
+		plugin bool
+		uc     interface{ Run(*Env) error }
+		as     any
+		says   string
+		output bool
+	}{
+		{"helm flags without a chart", false, &Fill{Operators: eso, Helm: Helm{Values: []string{"v.yaml"}}, Args: []string{es}, Format: "yaml"}, &usage, "apply to a directory argument", true},
+		{"explain without operators", false, &Explain{Args: []string{es}}, &usage, "at least one --operator", false},
+		{"empty field manager", false, &Check{ClusterSource: ClusterSource{Operators: eso}}, &usage, "--field-manager", false},
+		{"bad reference on the command line", false, &Render{Operators: Operators{Refs: []string{"external-secrets"}}, Dir: filepath.Join(examples, "plain"), Format: "yaml"}, &usage, "external-secrets", false},
+		{"bad reference under Argo CD", true, &Render{Operators: Operators{Refs: []string{"external-secrets"}}, Dir: filepath.Join(examples, "plain"), Format: "yaml"}, &config, "parameter operators", false},
+		{"unknown operator under Argo CD", true, &Render{Operators: Operators{Refs: []string{"nobody@1.0.0"}}, Dir: filepath.Join(examples, "plain"), Format: "yaml"}, &config, "cmp-defaults-profiles", false},
+		{"releases that differ", false, &DiffReleases{A: "external-secrets@2.6.0", B: "external-secrets@2.7.0", Format: "text"}, &found, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newEnv(t, plugin.Names{Plugin: tc.plugin})
+			err := tc.uc.Run(env)
+			if err == nil || !errors.As(err, tc.as) {
+				t.Fatalf("error %v (%T), want a %T", err, err, tc.as)
+			}
+			if !strings.Contains(err.Error(), tc.says) {
+				t.Errorf("error %q does not say %q", err, tc.says)
+			}
+			if got := env.Out.Len() > 0; got != tc.output {
+				t.Errorf("wrote output: %v, want %v", got, tc.output)
+			}
+		})
+	}
+	// The same unknown release on the command line is neither: exit 1,
+	// pointing at --profiles-dir.
+	err := (&Render{Operators: Operators{Refs: []string{"nobody@1.0.0"}}, Dir: filepath.Join(examples, "plain"), Format: "yaml"}).Run(newEnv(t, plugin.Names{}))
+	if err == nil || errors.As(err, &usage) || errors.As(err, &config) || !strings.Contains(err.Error(), "--profiles-dir") {
+		t.Errorf("unknown release on the command line: %v (%T)", err, err)
+	}
+}
