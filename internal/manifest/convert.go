@@ -30,15 +30,6 @@ func (e *keyCollision) Error() string {
 	return fmt.Sprintf("two keys of one mapping both read as %q (for example 08 and 8, or true and \"true\"); quote the keys you mean", e.key)
 }
 
-// yamlToValue parses one YAML document.
-func yamlToValue(doc []byte, maxDepth int) (any, error) {
-	var v any
-	if err := yamlv2.Unmarshal(doc, &v); err != nil {
-		return nil, err
-	}
-	return jsonValue(v, 0, maxDepth)
-}
-
 // jsonValue converts a yaml/v2 value the way YAMLToJSON + json.Marshal +
 // utiljson.Unmarshal would.
 func jsonValue(v any, depth, maxDepth int) (any, error) {

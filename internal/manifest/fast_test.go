@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	yamlv2 "go.yaml.in/yaml/v2"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
 )
@@ -20,6 +21,16 @@ func libraryDecode(doc []byte) (any, error) {
 	var v any
 	err = utiljson.Unmarshal(j, &v)
 	return v, err
+}
+
+// yamlToValue decodes one document as the stream decoder does: yaml.v2's
+// generic decode, then jsonValue.
+func yamlToValue(doc []byte, maxDepth int) (any, error) {
+	var v any
+	if err := yamlv2.Unmarshal(doc, &v); err != nil {
+		return nil, err
+	}
+	return jsonValue(v, 0, maxDepth)
 }
 
 var fastSeeds = []string{
