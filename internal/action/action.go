@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
@@ -28,8 +29,9 @@ type Env struct {
 	Sidecar plugin.Sidecar
 	Names   plugin.Names // flags on the command line; parameters under Argo CD
 
-	store    *operators.Store  // the profiles of the last engine built
-	unserved pipeline.Unserved // apiVersion and kind already warned about
+	store     *operators.Store // loaded once per run for storeDirs
+	storeDirs []string
+	unserved  pipeline.Unserved // apiVersion and kind already warned about
 }
 
 // UsageError is a mistake in how the command was called: the caller
@@ -92,9 +94,24 @@ func (env *Env) dirs(o Operators) []string {
 	return env.Sidecar.ProfileDirs
 }
 
-// Store loads the shipped profiles and those of o's directories.
+// Store is the shipped profiles and those of o's directories.
 func (env *Env) Store(o Operators) (*operators.Store, error) {
-	return pipeline.LoadStore(env.dirs(o))
+	st, _, err := env.storeOf(env.dirs(o))
+	return st, err
+}
+
+// storeOf loads the profiles of dirs once per run (diff-releases selects
+// twice, audit selects and then reads the history); fresh says whether
+// this call read them.
+func (env *Env) storeOf(dirs []string) (st *operators.Store, fresh bool, err error) {
+	if env.store != nil && slices.Equal(env.storeDirs, dirs) {
+		return env.store, false, nil
+	}
+	if st, err = pipeline.LoadStore(dirs); err != nil {
+		return nil, false, err
+	}
+	env.store, env.storeDirs = st, dirs
+	return st, true, nil
 }
 
 // selection is the releases refs name, with o's directories and strictness.
@@ -110,10 +127,14 @@ func (env *Env) Engine(o Operators) (*defaults.Engine, []*operators.Resolution, 
 // load builds the engine of sel (pipeline.LoadSelection); warnings go to
 // stderr once, errors name the setting to change.
 func (env *Env) load(sel operators.Selection) (*defaults.Engine, []*operators.Resolution, error) {
-	l, err := pipeline.LoadSelection(env.Ctx, sel, func(m string) { env.Warn(m) })
-	if l != nil {
-		env.store = l.Store
+	st, fresh, err := env.storeOf(sel.Dirs)
+	if err != nil {
+		return nil, nil, err
 	}
+	if fresh {
+		env.Warn(st.Warnings...)
+	}
+	l, err := pipeline.LoadSelection(env.Ctx, st, sel, func(m string) { env.Warn(m) })
 	if err != nil {
 		return nil, nil, env.selectionError(err)
 	}

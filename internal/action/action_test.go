@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,5 +66,23 @@ func TestErrorsAreTyped(t *testing.T) {
 	err := (&Render{Operators: Operators{Refs: []string{"nobody@1.0.0"}}, Dir: filepath.Join(examples, "plain"), Format: "yaml"}).Run(newEnv(t, plugin.Names{}))
 	if err == nil || errors.As(err, &usage) || errors.As(err, &config) || !strings.Contains(err.Error(), "--profiles-dir") {
 		t.Errorf("unknown release on the command line: %v (%T)", err, err)
+	}
+}
+
+// The profiles are read once per run: diff-releases selects twice, and a
+// warning about a profiles directory is printed once.
+func TestProfilesReadOnce(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte("resources: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := newEnv(t, plugin.Names{})
+	d := &DiffReleases{Operators: Operators{ProfileDirs: []string{dir}}, A: "external-secrets@2.6.0", B: "external-secrets@2.7.0", Format: "text"}
+	var found Found
+	if err := d.Run(env); !errors.As(err, &found) {
+		t.Fatalf("diff-releases: %v", err)
+	}
+	if n := strings.Count(env.Stderr.(*bytes.Buffer).String(), "kustomization.yaml"); n != 1 {
+		t.Errorf("the warning about kustomization.yaml is printed %d times, want once:\n%s", n, env.Stderr)
 	}
 }

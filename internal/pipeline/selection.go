@@ -20,17 +20,11 @@ func LoadStore(dirs []string) (*operators.Store, error) {
 	return operators.Load(operators.LoadOptions{Embedded: profiles.FS, Dirs: dirs})
 }
 
-// LoadSelection loads the profiles, resolves the selected releases and
-// compiles their rules. warn sees the store's and the releases' warnings
-// as they come, so they precede any error.
-func LoadSelection(ctx context.Context, sel operators.Selection, warn func(string)) (*Loaded, error) {
-	st, err := LoadStore(sel.Dirs)
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range st.Warnings {
-		warn(w)
-	}
+// LoadSelection resolves the selected releases in st (LoadStore of
+// sel.Dirs, loaded once by the caller for the whole run) and compiles their
+// rules. warn sees the releases' warnings as they come, so they precede any
+// error; the store's own warnings are the caller's to print.
+func LoadSelection(ctx context.Context, st *operators.Store, sel operators.Selection, warn func(string)) (*Loaded, error) {
 	res, err := sel.Resolve(st)
 	if err != nil {
 		return &Loaded{Store: st}, err
