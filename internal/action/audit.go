@@ -39,7 +39,7 @@ func (a *Audit) Run(env *Env) error {
 	if len(a.Apps) == 0 && len(a.ArgocdCM) == 0 {
 		return Usagef("name the Application or ApplicationSet files to audit (APP.yaml...), or --argocd-cm")
 	}
-	read, used := env.Inputs(&a.Helm)
+	read, used := env.inputs(&a.Helm)
 	found, err := audit.Collect(a.Apps, a.ArgocdCM, read.All, func(file string) ([]byte, error) { return input.ReadFile(file, env.Sidecar.MaxInput) })
 	if err != nil {
 		return err

@@ -36,15 +36,13 @@ func (s *ClusterSource) connect(env *Env) (cl *cluster.Client, ns string, objs [
 		return nil, "", nil, err
 	}
 	ns = check.Namespace(s.Namespace, cl)
-	r, _ := env.Inputs(nil)
-	r.Dir = func(dir string) ([]manifest.Object, error) {
+	objs, err = env.reader(func(dir string) ([]manifest.Object, error) {
 		opt, err := s.SourceOptions(env, dir, ns, cl)
 		if err != nil {
 			return nil, err
 		}
 		return render.Render(env.Ctx, opt)
-	}
-	objs, err = r.All(s.Args)
+	}).All(s.Args)
 	return cl, ns, objs, err
 }
 

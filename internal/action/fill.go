@@ -36,7 +36,7 @@ func (f *Fill) Run(env *Env) error {
 		env.Out.Grow(int(2 * n))
 		debug.SetMemoryLimit(48<<20 + 2*n)
 	}
-	r, used := env.Inputs(&f.Helm)
+	r, used := env.inputs(&f.Helm)
 	st := pipeline.Stream{Timeout: f.Timeout, TimeoutName: "--timeout", Format: f.Format, Out: env.Out,
 		Filled: func(ob manifest.Object) { env.warnUnserved(res, []manifest.Object{ob}) }}
 	if err := st.Run(env.Ctx, e, func(fn func(manifest.Object) error) error { return r.Each(f.Args, fn) }); err != nil {

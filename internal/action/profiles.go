@@ -91,7 +91,7 @@ func (x *Extract) Run(env *Env) error {
 	case x.FromCluster && len(x.Files) > 0:
 		return Usagef("--from-cluster reads the CRDs from the cluster: pass no CRD files (got %s)", strings.Join(x.Files, " "))
 	case !x.FromCluster && len(x.Files) == 0:
-		return Usagef("requires at least 1 arg(s), only received 0")
+		return Usagef("name the CRD files to read, or read the cluster's with --from-cluster")
 	}
 	if name, v, ok := strings.Cut(x.Operator, "@"); ok {
 		// NAME@VERSION, as every other command takes releases.

@@ -81,8 +81,9 @@ func runOf(cfg *plugin.Config, sel operators.Selection) run {
 		Options: pipeline.Options{Render: cfg.RenderOptions(), Timeout: cfg.Timeout, RefuseEmpty: !cfg.AllowEmpty}}
 }
 
-// run renders and fills as generate does (internal/pipeline), then encodes
-// into Out when r.Format is set. record, when set, sees every filled field.
+// renderFill renders and fills as generate does (internal/pipeline), then
+// encodes into Out when r.Format is set. record, when set, sees every
+// filled field.
 func (env *Env) renderFill(r run, record func(int, defaults.Filled)) ([]manifest.Object, []*operators.Resolution, error) {
 	opt := r.Options
 	opt.Render.MaxBytes = env.Sidecar.MaxInput

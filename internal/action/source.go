@@ -28,18 +28,23 @@ func (h *Helm) Given() bool {
 	return len(h.Values)+len(h.Set)+len(h.SetString)+len(h.SetJSON)+len(h.SetFile) > 0 || h.Namespace != "" || h.ReleaseName != ""
 }
 
-// Inputs reads a command's FILE, '-' and DIR arguments; directories render
-// with h (nil or empty: default settings, release name = directory name).
-// used reports whether a directory took h.
-func (env *Env) Inputs(h *Helm) (r *input.Reader, used *bool) {
+// reader reads a command's FILE, '-' and DIR arguments within the run's
+// limits; dir renders the directories.
+func (env *Env) reader(dir func(string) ([]manifest.Object, error)) *input.Reader {
+	return &input.Reader{Stdin: env.Stdin, MaxBytes: env.Sidecar.MaxInput, Limits: env.Sidecar.Limits, Dir: dir}
+}
+
+// inputs reads FILE, '-' and DIR arguments; directories render with h
+// (empty: default settings, release name = directory name). used reports
+// whether a directory took h.
+func (env *Env) inputs(h *Helm) (r *input.Reader, used *bool) {
 	used = new(bool)
-	r = &input.Reader{Stdin: env.Stdin, MaxBytes: env.Sidecar.MaxInput, Limits: env.Sidecar.Limits}
-	r.Dir = func(dir string) ([]manifest.Object, error) {
+	r = env.reader(func(dir string) ([]manifest.Object, error) {
 		opt, err := render.NewOptions(dir, "", env.Sidecar.MaxInput)
 		if err != nil {
 			return nil, err
 		}
-		if h != nil && h.Given() {
+		if h.Given() {
 			h.apply(&opt)
 			if opt.Kind, err = render.Detect(opt.Dir); err != nil {
 				return nil, err
@@ -50,14 +55,14 @@ func (env *Env) Inputs(h *Helm) (r *input.Reader, used *bool) {
 			*used = true
 		}
 		return render.Render(env.Ctx, opt)
-	}
+	})
 	return r, used
 }
 
 // readAll reads args with h, and refuses Helm settings that no directory
 // argument took: the user believes they did something.
 func (env *Env) readAll(h *Helm, args []string) ([]manifest.Object, error) {
-	r, used := env.Inputs(h)
+	r, used := env.inputs(h)
 	objs, err := r.All(args)
 	if err == nil {
 		err = helmUnused(h, *used)
@@ -66,7 +71,7 @@ func (env *Env) readAll(h *Helm, args []string) ([]manifest.Object, error) {
 }
 
 func helmUnused(h *Helm, used bool) error {
-	if h != nil && h.Given() && !used {
+	if h.Given() && !used {
 		return Usagef("-f/--values, --set*, -n/--namespace and --release-name apply to a directory argument that is a Helm chart; none was given")
 	}
 	return nil
