@@ -1,17 +1,16 @@
 package main
 
 import (
-	"context"
 	"os"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// TestMain lets testscript run the CLI in-process as "cmp-defaults".
+// TestMain lets testscript run the CLI as "cmp-defaults".
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"cmp-defaults": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"cmp-defaults": main, // through the supervisor and its worker, as the binary runs
 	})
 }
 

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
@@ -28,10 +30,33 @@ type Env struct {
 	Stderr  io.Writer
 	Sidecar plugin.Sidecar
 	Names   plugin.Names // flags on the command line; parameters under Argo CD
+	// Environ is the process environment (os.Environ form), read once by
+	// main: generate's configuration and SOURCE_DATE_EPOCH come from it.
+	Environ []string
+	// Deadline, when set, hears of the timeout of a run as it starts, and
+	// the setting that raises it (the supervisor stops a run past it).
+	Deadline func(d time.Duration, setting string)
 
 	store     *operators.Store // loaded once per run for storeDirs
 	storeDirs []string
 	unserved  pipeline.Unserved // apiVersion and kind already warned about
+}
+
+// Getenv is the value of name in Environ.
+func (env *Env) Getenv(name string) string {
+	for _, kv := range env.Environ {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
+			return v
+		}
+	}
+	return ""
+}
+
+// deadline tells Deadline of a run's timeout.
+func (env *Env) deadline(d time.Duration, setting string) {
+	if env.Deadline != nil && d > 0 {
+		env.Deadline(d, setting)
+	}
 }
 
 // UsageError is a mistake in how the command was called: the caller

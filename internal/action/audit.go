@@ -92,6 +92,7 @@ func (a *Audit) source(env *Env, read func([]string) ([]manifest.Object, error),
 	if a.Source != "" {
 		var opt render.Options
 		if opt, err = SourceOptions(env, a.Source, a.RepoRoot, src); err == nil {
+			opt.Warn = func(m string) { env.Warn(m) }
 			objs, err = render.Render(env.Ctx, opt)
 		}
 	} else {

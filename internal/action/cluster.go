@@ -2,7 +2,6 @@ package action
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"time"
 
@@ -41,6 +40,7 @@ func (s *ClusterSource) connect(env *Env) (cl *cluster.Client, ns string, objs [
 		if err != nil {
 			return nil, err
 		}
+		opt.Warn = func(m string) { env.Warn(m) }
 		return render.Render(env.Ctx, opt)
 	}).All(s.Args)
 	return cl, ns, objs, err
@@ -113,7 +113,7 @@ func (l *Learn) Run(env *Env) error {
 	if l.FieldManager == "" {
 		return Usagef("--field-manager must not be empty")
 	}
-	at, err := LearnedAt(l.LearnedAt)
+	at, err := LearnedAt(l.LearnedAt, env.Getenv("SOURCE_DATE_EPOCH"))
 	if err != nil {
 		return err
 	}
@@ -138,8 +138,9 @@ func (l *Learn) Run(env *Env) error {
 	return learn.Write(env.Out, env.Stderr, rep, p, learn.Output{JSON: l.Format == "json", Report: l.Report, Write: l.Write})
 }
 
-// LearnedAt is the provenance time: flag, else $SOURCE_DATE_EPOCH, else none.
-func LearnedAt(flag string) (string, error) {
+// LearnedAt is the provenance time: flag, else sourceDateEpoch (the
+// environment's SOURCE_DATE_EPOCH), else none.
+func LearnedAt(flag, sourceDateEpoch string) (string, error) {
 	switch {
 	case flag == "now":
 		return time.Now().UTC().Format(time.RFC3339), nil
@@ -150,7 +151,7 @@ func LearnedAt(flag string) (string, error) {
 		}
 		return t.UTC().Format(time.RFC3339), nil
 	}
-	if env := os.Getenv("SOURCE_DATE_EPOCH"); env != "" {
+	if env := sourceDateEpoch; env != "" {
 		n, err := strconv.ParseInt(env, 10, 64)
 		if err != nil {
 			return "", fmt.Errorf("SOURCE_DATE_EPOCH=%q: want seconds since 1970", env)

@@ -1,11 +1,11 @@
 package action
 
 import (
-	"runtime/debug"
 	"time"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/diff"
 	"github.com/cmp-defaults/cmp-defaults/internal/explain"
+	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/input"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/pipeline"
@@ -34,8 +34,9 @@ func (f *Fill) Run(env *Env) error {
 	// so the output is nearly all that lives.
 	if n := input.Size(f.Args); n > 0 && n <= env.Sidecar.MaxInput {
 		env.Out.Grow(int(2 * n))
-		debug.SetMemoryLimit(48<<20 + 2*n)
+		guard.LowerMemoryLimit(48<<20 + 2*n)
 	}
+	env.deadline(f.Timeout, "--timeout")
 	r, used := env.inputs(&f.Helm)
 	st := pipeline.Stream{Timeout: f.Timeout, TimeoutName: "--timeout", Format: f.Format, Out: env.Out,
 		Filled: func(ob manifest.Object) { env.warnUnserved(res, []manifest.Object{ob}) }}

@@ -53,7 +53,7 @@ func (Generate) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := plugin.FromEnv(os.Environ(), wd)
+	cfg, err := plugin.FromEnv(env.Environ, wd)
 	if err != nil {
 		return ConfigError{err}
 	}
@@ -88,6 +88,7 @@ func (env *Env) renderFill(r run, record func(int, defaults.Filled)) ([]manifest
 	opt := r.Options
 	opt.Render.MaxBytes = env.Sidecar.MaxInput
 	opt.TimeoutName, opt.Plugin, opt.Record, opt.Out, opt.Warn = env.Names.Of("timeout"), env.Names.Plugin, record, env.Out, func(m string) { env.Warn(m) }
+	env.deadline(opt.Timeout, opt.TimeoutName)
 	return pipeline.Run(env.Ctx, opt, pipeline.Hooks{
 		Load: func() (*defaults.Engine, []*operators.Resolution, error) { return env.load(r.sel) },
 		Settings: func(kind render.Kind, ropt render.Options) error {

@@ -54,6 +54,7 @@ func (env *Env) inputs(h *Helm) (r *input.Reader, used *bool) {
 			}
 			*used = true
 		}
+		opt.Warn = func(m string) { env.Warn(m) }
 		return render.Render(env.Ctx, opt)
 	})
 	return r, used

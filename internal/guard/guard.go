@@ -15,10 +15,17 @@ import (
 	"time"
 )
 
-// DefaultMaxMemory is the heap a run may use: well under the 1 GiB a
-// repo-server sidecar is commonly given, and far above what rendering and
-// filling real applications need (10,000 objects take about 100 MiB).
+// DefaultMaxMemory is the resident memory a run may use: well under the
+// 1 GiB a repo-server sidecar is commonly given, and far above what
+// rendering and filling real applications need (10,000 objects take about
+// 100 MiB). The supervisor (internal/supervisor) kills a worker past it;
+// the watchdog here ends the run a little earlier, naming the step.
 const DefaultMaxMemory = 768 << 20
+
+// HeapShare is the part of the memory budget the watchdog lets the heap
+// have: the rest is the binary's code and runtime (about 60 MiB resident)
+// and garbage not yet collected.
+func HeapShare(budget int64) int64 { return budget / 4 * 3 }
 
 // MaxStacks bounds the goroutine stacks together. Rendering needs a few
 // MiB; only a template that calls itself (tpl or include) gets near this.
@@ -28,15 +35,14 @@ const MaxStacks = 64 << 20
 var ErrMemory = errors.New("memory budget exceeded")
 
 // Watch returns a context that is cancelled, with an error wrapping
-// ErrMemory as its cause, when the heap passes maxHeap bytes or the
-// goroutine stacks pass MaxStacks. stop ends the watchdog.
-func Watch(parent context.Context, maxHeap int64) (ctx context.Context, stop func()) {
+// ErrMemory as its cause, when the heap passes HeapShare(budget) bytes or
+// the goroutine stacks pass MaxStacks. stop ends the watchdog.
+func Watch(parent context.Context, budget int64) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancelCause(parent)
+	maxHeap := HeapShare(budget)
 	// Let the collector work harder near the budget, so that garbage not
 	// yet collected does not count as use.
-	if limit := maxHeap / 10 * 9; limit < debug.SetMemoryLimit(-1) {
-		debug.SetMemoryLimit(limit)
-	}
+	LowerMemoryLimit(maxHeap / 10 * 9)
 	done := make(chan struct{})
 	go func() {
 		samples := []metrics.Sample{
@@ -61,13 +67,21 @@ func Watch(parent context.Context, maxHeap int64) (ctx context.Context, stop fun
 					"(a tpl or include of its own text); break the recursion", ErrMemory, MaxStacks>>20))
 				return
 			case heap > uint64(maxHeap):
-				cancel(fmt.Errorf("%w: the run used more than %d MiB of memory; make the source smaller, or raise CMP_DEFAULTS_MAX_MEMORY_BYTES "+
-					"(and the sidecar's memory limit) if it is meant to be this large", ErrMemory, maxHeap>>20))
+				cancel(fmt.Errorf("%w: the run used more than %d MiB of its %d MiB of memory; make the source smaller, or raise CMP_DEFAULTS_MAX_MEMORY_BYTES "+
+					"(and the sidecar's memory limit) if it is meant to be this large", ErrMemory, maxHeap>>20, budget>>20))
 				return
 			}
 		}
 	}()
 	return ctx, func() { close(done); cancel(nil) }
+}
+
+// LowerMemoryLimit lowers the Go runtime's soft memory limit to limit
+// bytes (never raises it): the one place the process sets it.
+func LowerMemoryLimit(limit int64) {
+	if limit < debug.SetMemoryLimit(-1) {
+		debug.SetMemoryLimit(limit)
+	}
 }
 
 func value(s metrics.Sample) uint64 {

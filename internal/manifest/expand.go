@@ -140,10 +140,16 @@ func lastWins(data []byte, i int) (any, error) {
 	return v, nil
 }
 
-// duplicates lists the lines (1-based, within data) of keys that repeat an
-// earlier key of the same mapping in document i. Merge keys (<<) are not
-// duplicates: overriding a merged key is what they are for.
-func duplicates(data []byte, i int) []int {
+// duplicate is a key that repeats an earlier key of its mapping.
+type duplicate struct {
+	line int // 1-based, within the chunk
+	key  string
+}
+
+// duplicates lists the keys that repeat an earlier key of the same mapping
+// in document i, in one pass. Merge keys (<<) are not duplicates:
+// overriding a merged key is what they are for.
+func duplicates(data []byte, i int) []duplicate {
 	dec := yamlv3.NewDecoder(bytes.NewReader(data))
 	var n yamlv3.Node
 	for j := 0; j <= i; j++ {
@@ -152,7 +158,7 @@ func duplicates(data []byte, i int) []int {
 			return nil
 		}
 	}
-	var lines []int
+	var dups []duplicate
 	seen := map[*yamlv3.Node]bool{}
 	var walk func(n *yamlv3.Node)
 	walk = func(n *yamlv3.Node) {
@@ -166,7 +172,7 @@ func duplicates(data []byte, i int) []int {
 				key := n.Content[k]
 				if key.Kind == yamlv3.ScalarNode && key.Value != "<<" {
 					if keys[key.Value] {
-						lines = append(lines, key.Line)
+						dups = append(dups, duplicate{key.Line, key.Value})
 					}
 					keys[key.Value] = true
 				}
@@ -177,17 +183,5 @@ func duplicates(data []byte, i int) []int {
 		}
 	}
 	walk(&n)
-	return lines
-}
-
-// line2key is the key written on line (1-based) of data, for messages.
-func line2key(data []byte, _ int, line int) string {
-	ls := bytes.Split(data, []byte("\n"))
-	if line < 1 || line > len(ls) {
-		return ""
-	}
-	l := strings.TrimSpace(string(ls[line-1]))
-	l = strings.TrimPrefix(l, "- ")
-	k, _, _ := strings.Cut(l, ":")
-	return strings.Trim(k, `"' `)
+	return dups
 }

@@ -11,10 +11,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	yamlv2 "go.yaml.in/yaml/v2"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -79,16 +79,30 @@ type Limits struct {
 	// MaxExpandedBytes bounds one YAML document after alias expansion
 	// (DefaultMaxExpandedBytes when 0).
 	MaxExpandedBytes int64
-	// Warn receives warnings (duplicate keys); nil: stderr.
+	// Warn receives warnings (duplicate keys); nil: none are given.
 	Warn func(msg string)
 }
 
 func (l Limits) warn(msg string) {
 	if l.Warn != nil {
 		l.Warn(msg)
-		return
 	}
-	fmt.Fprintln(os.Stderr, "Warning: "+msg)
+}
+
+// maxDuplicateWarnings is how many duplicate keys of one document are
+// named; the rest are counted in one more warning.
+const maxDuplicateWarnings = 3
+
+// shortKey is a key as a message quotes it: at most 100 bytes.
+func shortKey(k string) string {
+	if len(k) <= 100 {
+		return k
+	}
+	i := 100
+	for i > 0 && !utf8.RuneStart(k[i]) {
+		i--
+	}
+	return k[:i] + "..."
 }
 
 // DefaultLimits are generous for real manifests and small enough to stop
@@ -302,9 +316,14 @@ func yamlChunk(source string, doc *int, c chunk, lim Limits, fn func(Object) err
 			// Like kubectl and Argo CD, the last of duplicate keys wins:
 			// decode the document again without strict mode, and say so.
 			raw, err = lastWins(c.data, i)
-			for _, line := range duplicates(c.data, i) {
+			dups := duplicates(c.data, i)
+			for j, d := range dups {
+				if j == maxDuplicateWarnings {
+					lim.warn(fmt.Sprintf("%s: document %d: ... and %d more keys that appear more than once", source, *doc, len(dups)-j))
+					break
+				}
 				lim.warn(fmt.Sprintf("%s: document %d (line %d): key %q appears more than once in one mapping; the last one is used, as Argo CD does",
-					source, *doc, c.line+line-1, line2key(c.data, i, line)))
+					source, *doc, c.line+d.line-1, shortKey(d.key)))
 			}
 		}
 		if lim.MaxDocuments > 0 && *doc > lim.MaxDocuments {

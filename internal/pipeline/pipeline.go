@@ -56,6 +56,7 @@ func Run(parent context.Context, opt Options, h Hooks) ([]manifest.Object, []*op
 	defer cancel()
 	ropt := opt.Render
 	ropt.Timeout = 0 // the run's deadline covers the render
+	ropt.Warn = opt.Warn
 	step := "loading profiles"
 	fail := func(err error) ([]manifest.Object, []*operators.Resolution, error) {
 		if cause := context.Cause(ctx); errors.Is(cause, guard.ErrMemory) {

@@ -137,10 +137,22 @@ func FromEnv(environ []string, wd string) (*Config, error) {
 	if v, ok := lookup("CMP_DEFAULTS_EXCLUDE"); ok {
 		c.Exclude = v
 	}
-	if v, ok := lookup("CMP_DEFAULTS_TIMEOUT"); ok {
+	// The sidecar's timeout (the admin's) is the default and the most an
+	// Application (a tenant) may ask for.
+	if v := env["CMP_DEFAULTS_TIMEOUT"]; v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("env CMP_DEFAULTS_TIMEOUT=%q of the sidecar: want a duration such as 30s", v)
+		}
+		c.Timeout = d
+	}
+	if v := env["ARGOCD_ENV_CMP_DEFAULTS_TIMEOUT"]; v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
 			return nil, fmt.Errorf("plugin env CMP_DEFAULTS_TIMEOUT=%q: want a duration such as 30s", v)
+		}
+		if d > c.Timeout {
+			return nil, fmt.Errorf("plugin env CMP_DEFAULTS_TIMEOUT=%q is more than the %s the sidecar allows; ask for at most %s, or have the Argo CD admin raise CMP_DEFAULTS_TIMEOUT on the cmp-defaults sidecar container", v, c.Timeout, c.Timeout)
 		}
 		c.Timeout = d
 	}

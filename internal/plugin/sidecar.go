@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
@@ -16,7 +17,10 @@ import (
 // extra profile directories. Generate's per-Application settings are Config.
 type Sidecar struct {
 	MaxInput    int64           // bytes per input file or stdin, and per render
-	MaxMemory   int64           // heap bytes of the whole run
+	MaxMemory   int64           // resident bytes of the run (its worker process)
+	// Timeout is the sidecar's CMP_DEFAULTS_TIMEOUT: generate's default
+	// and the most an Application's plugin env may ask for.
+	Timeout time.Duration
 	Limits      manifest.Limits // documents per stream, nesting, aliases
 	ProfileDirs []string        // CMP_DEFAULTS_PROFILES_DIR, colon-separated
 }
@@ -24,7 +28,7 @@ type Sidecar struct {
 // SidecarFromEnv reads the sidecar settings from an environment (os.Environ
 // form); unset variables keep their defaults.
 func SidecarFromEnv(environ []string) (Sidecar, error) {
-	s := Sidecar{MaxInput: render.DefaultMaxBytes, MaxMemory: guard.DefaultMaxMemory, Limits: manifest.DefaultLimits}
+	s := Sidecar{MaxInput: render.DefaultMaxBytes, MaxMemory: guard.DefaultMaxMemory, Limits: manifest.DefaultLimits, Timeout: DefaultTimeout}
 	env := map[string]string{}
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -49,6 +53,13 @@ func SidecarFromEnv(environ []string) (Sidecar, error) {
 			return s, fmt.Errorf("CMP_DEFAULTS_MAX_DOCUMENTS=%q: want a positive number", v)
 		}
 		s.Limits.MaxDocuments = n
+	}
+	if v := env["CMP_DEFAULTS_TIMEOUT"]; v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return s, fmt.Errorf("CMP_DEFAULTS_TIMEOUT=%q: want a duration such as 30s", v)
+		}
+		s.Timeout = d
 	}
 	for _, d := range filepath.SplitList(env["CMP_DEFAULTS_PROFILES_DIR"]) {
 		if d != "" {

@@ -143,11 +143,18 @@ func renderDirectory(ctx context.Context, opt Options) ([]manifest.Object, error
 		if bytes.Contains(data, []byte(skipFileMarker)) {
 			continue
 		}
-		objs, err := manifest.Decode(f, data)
+		var objs []manifest.Object
+		lim := manifest.DefaultLimits
+		lim.Warn = opt.Warn
+		err = manifest.Each(f, data, lim, func(o manifest.Object) error {
+			objs = append(objs, o)
+			return nil
+		})
 		if err != nil {
-			// Like Argo CD: a file that does not even look like a Kubernetes
-			// manifest (a config file that happens to be YAML) is ignored.
-			if !looksLikeManifest(data) {
+			// Like Argo CD: a file that yields no object and does not even
+			// look like a Kubernetes manifest (a config file that happens
+			// to be YAML) is ignored; one that yielded an object is not.
+			if len(objs) == 0 && !looksLikeManifest(data) {
 				continue
 			}
 			return nil, err

@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,7 +18,7 @@ type recordTransport struct{ n *atomic.Int64 }
 
 func (r recordTransport) RoundTrip(*http.Request) (*http.Response, error) {
 	r.n.Add(1)
-	return nil, errOffline
+	return nil, errors.New("offline")
 }
 
 // FuzzKustomizePreflight: any resources/generators/components entry the
@@ -65,7 +66,7 @@ func FuzzKustomizePreflight(f *testing.F) {
 			}
 			requests.Store(0)
 			fsys := &rootFS{root: real, disk: filesys.MakeFsOnDisk()}
-			_, _ = krustyBuild(fsys, real)
+			_, _ = runKrusty(fsys, real)
 			if _, err := os.Stat(marker); err == nil {
 				os.Remove(marker)
 				t.Fatalf("%s entry %q passed the preflight, and kustomize ran git for it", key, entry)

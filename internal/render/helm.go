@@ -131,13 +131,14 @@ func helmTemplate(ctx context.Context, opt Options) ([]manifest.Object, error) {
 
 	var out []manifest.Object
 	for _, crd := range ch.CRDObjects() {
-		objs, err := manifest.Decode(filepath.ToSlash(crd.Filename), crd.File.Data)
+		objs, err := opt.decode(filepath.ToSlash(crd.Filename), crd.File.Data)
 		if err != nil {
 			return nil, fmt.Errorf("chart %s: CRD file: %w", chartDir, err)
 		}
 		out = append(out, objs...)
 	}
 	docs := newDocIndex(files)
+	docs.opt = opt
 	for _, m := range manifests {
 		objs, err := docs.decode(m.Name, m.Content)
 		if err != nil {
@@ -328,6 +329,7 @@ func checkDependencies(ch *chart.Chart, chartDir string) error {
 type docIndex struct {
 	files map[string]string
 	docs  map[string][]docPos
+	opt   Options // decodes
 }
 
 type docPos struct {
@@ -373,7 +375,7 @@ func (d *docIndex) locate(name, content string) (doc, line int) {
 
 func (d *docIndex) decode(name, content string) ([]manifest.Object, error) {
 	doc, line := d.locate(name, content)
-	objs, err := manifest.Decode(name, []byte(content))
+	objs, err := d.opt.decode(name, []byte(content))
 	if err != nil {
 		if e, ok := err.(*manifest.Error); ok {
 			e.Doc, e.Line = doc, line+e.Line-1

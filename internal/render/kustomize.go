@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -60,69 +59,20 @@ func kustomizeBuild(ctx context.Context, opt Options) ([]manifest.Object, error)
 	if err := opt.budget.take("the output of kustomization "+where, int64(len(data))); err != nil {
 		return nil, err
 	}
-	return manifest.Decode(rel(opt.Dir, kfile), data)
+	return opt.decode(rel(opt.Dir, kfile), data)
 }
 
 // runKrusty is `kustomize build --load-restrictor LoadRestrictionsNone` on
-// fsys, with builtin plugins only, offline.
+// fsys, with builtin plugins only. It never fetches: the preflight refuses
+// every remote shape, and the worker process it runs in has no PATH (no
+// git to clone with) and sends HTTP through a proxy that refuses it
+// (internal/supervisor).
 func runKrusty(fsys filesys.FileSystem, dir string) (resmap.ResMap, error) {
-	return runOffline(func() (resmap.ResMap, error) { return krustyBuild(fsys, dir) })
-}
-
-func krustyBuild(fsys filesys.FileSystem, dir string) (resmap.ResMap, error) {
 	o := krusty.MakeDefaultOptions()
 	o.Reorder = krusty.ReorderOptionUnspecified // the kustomize CLI's default
 	o.LoadRestrictions = types.LoadRestrictionsNone
 	o.PluginConfig = types.DisabledPluginConfig() // builtins only, no helm, no exec/KRM functions
 	return krusty.MakeKustomizer(o).Run(fsys, dir)
-}
-
-// errOffline is what any network or program access gets while krusty runs.
-var errOffline = errors.New("cmp-defaults renders offline: network access and running programs are disabled")
-
-type offlineTransport struct{}
-
-func (offlineTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	return nil, fmt.Errorf("%s: %w", r.URL.Redacted(), errOffline)
-}
-
-// Remote loading is made impossible while krusty runs, whatever a
-// kustomization says and whatever the preflight missed: kustomize's git
-// cloner finds "git" through PATH, which is emptied, and its HTTP loader
-// uses http.DefaultTransport, which refuses every request. Both are process
-// state, shared by concurrent renders and restored after the last one (the
-// cluster commands, which need both, never run while rendering).
-var offline struct {
-	sync.Mutex
-	n         int
-	path      string
-	hadPath   bool
-	transport http.RoundTripper
-}
-
-func runOffline[T any](f func() (T, error)) (T, error) {
-	offline.Lock()
-	if offline.n == 0 {
-		offline.path, offline.hadPath = os.LookupEnv("PATH")
-		os.Setenv("PATH", "")
-		offline.transport = http.DefaultTransport
-		http.DefaultTransport = offlineTransport{}
-	}
-	offline.n++
-	offline.Unlock()
-	defer func() {
-		offline.Lock()
-		defer offline.Unlock()
-		if offline.n--; offline.n == 0 {
-			if offline.hadPath {
-				os.Setenv("PATH", offline.path)
-			} else {
-				os.Unsetenv("PATH")
-			}
-			http.DefaultTransport = offline.transport
-		}
-	}()
-	return f()
 }
 
 // findKustomization returns the kustomization file of dir, or "".

@@ -4,14 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/supervisor"
 )
 
 func TestKustomizeOverlay(t *testing.T) {
@@ -163,40 +164,58 @@ func fakeTools(t *testing.T) (marker string) {
 	return marker
 }
 
-// Even past the preflight, krusty cannot reach git, ssh or HTTP: remote
-// loading is impossible by construction, so a URL shape the preflight does
-// not know is refused too.
+// Even past the preflight, krusty cannot run git or ssh in the worker's
+// environment (internal/supervisor.WorkerEnv: no PATH), so a remote shape
+// the preflight does not know is refused too. The same build with the
+// caller's PATH runs git: the environment is what stops it.
 func TestKrustyCannotFetch(t *testing.T) {
-	marker := fakeTools(t)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		t.Errorf("kustomize fetched %s", r.URL)
-		fmt.Fprint(w, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: fetched}\n")
-	}))
-	defer srv.Close()
-	for _, target := range []string{"github.com/evil/repo", "alice@127.0.0.1:repo.git", "ssh://127.0.0.1/repo.git",
-		"https://127.0.0.1:1/org/repo.git", srv.URL + "/cm.yaml"} {
-		for _, key := range []string{"resources", "components", "generators", "transformers"} {
-			dir := t.TempDir()
-			if target == "github.com/evil/repo" {
-				// A local directory of that shape does not make it local to kustomize.
-				write(t, dir, "github.com/evil/repo/kustomization.yaml", "resources: []\n")
-			}
-			write(t, dir, "kustomization.yaml", key+":\n- "+target+"\n")
-			root, _ := filepath.EvalSymlinks(dir)
-			_, err := runKrusty(&rootFS{root: root, disk: filesys.MakeFsOnDisk()}, root)
-			if err == nil {
-				t.Errorf("%s %s: krusty succeeded", key, target)
-			}
-			if b, err := os.ReadFile(marker); err == nil {
-				t.Fatalf("%s %s: a program ran: %s", key, target, b)
+	targets := []string{"github.com/evil/repo", "alice@127.0.0.1:repo.git", "ssh://127.0.0.1/repo.git", "https://127.0.0.1:1/org/repo.git"}
+	if os.Getenv("KRUSTY_TEST_CHILD") != "" {
+		for _, target := range targets {
+			for _, key := range []string{"resources", "components", "generators", "transformers"} {
+				dir := t.TempDir()
+				if target == "github.com/evil/repo" {
+					// A local directory of that shape does not make it local to kustomize.
+					write(t, dir, "github.com/evil/repo/kustomization.yaml", "resources: []\n")
+				}
+				write(t, dir, "kustomization.yaml", key+":\n- "+target+"\n")
+				root, _ := filepath.EvalSymlinks(dir)
+				if _, err := runKrusty(&rootFS{root: root, disk: filesys.MakeFsOnDisk()}, root); err == nil {
+					t.Errorf("%s %s: krusty succeeded", key, target)
+				}
 			}
 		}
+		return
 	}
-	if left, _ := filepath.Glob(filepath.Join(os.Getenv("TMPDIR"), "kustomize-*")); len(left) > 0 {
-		t.Errorf("clone directories left behind: %v", left)
+	bin := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	for _, tool := range []string{"git", "ssh"} {
+		script := "#!/bin/sh\necho " + tool + " \"$@\" >> " + marker + "\n"
+		if err := os.WriteFile(filepath.Join(bin, tool), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if os.Getenv("PATH") == "" || http.DefaultTransport == (offlineTransport{}) {
-		t.Error("PATH or http.DefaultTransport not restored")
+	tmp := t.TempDir()
+	child := func(env []string) string {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestKrustyCannotFetch$")
+		cmd.Env = append(append([]string{}, env...), "KRUSTY_TEST_CHILD=1", "TMPDIR="+tmp)
+		cmd.Dir = bin // a git in the working directory is not found either
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("krusty in %v: %v\n%s", env, err, out)
+		}
+		b, _ := os.ReadFile(marker)
+		os.Remove(marker)
+		return string(b)
+	}
+	if ran := child(supervisor.WorkerEnv); ran != "" {
+		t.Errorf("a program ran in the worker's environment: %s", ran)
+	}
+	if ran := child([]string{"PATH=" + bin}); ran == "" {
+		t.Error("with git on PATH, krusty did not run it: this test cannot see a fetch")
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "kustomize-*")); len(left) > 0 {
+		t.Logf("clone directories of the PATH run: %v", left)
 	}
 }
 

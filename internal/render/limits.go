@@ -175,10 +175,21 @@ func scanArchive(ctx context.Context, r io.Reader, display string, b *budget, de
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if h.Typeflag != tar.TypeReg {
+		name := display + ":" + h.Name
+		switch h.Typeflag {
+		case tar.TypeReg, 0: // 0: a regular file in old archives
+		case tar.TypeSymlink, tar.TypeLink:
+			// Helm's loader would read what the link names; a chart
+			// archive has no need of links.
+			return fmt.Errorf("%s is a link (to %q); chart archives with links are refused: package the chart with the files themselves", name, h.Linkname)
+		default:
+			// Every other entry type is counted too: Helm's loader reads
+			// the content of entries whatever their type.
+			if _, err := io.Copy(io.Discard, &counting{r: tr, b: b, name: name}); err != nil {
+				return err
+			}
 			continue
 		}
-		name := display + ":" + h.Name
 		switch {
 		case isArchive(h.Name):
 			if err := scanArchive(ctx, &counting{r: tr, b: b, name: name}, name, b, depth+1); err != nil {

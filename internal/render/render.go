@@ -49,8 +49,18 @@ type Options struct {
 	// Kind is the source's kind when the caller detected it already (to
 	// check settings against it); empty: Render detects it.
 	Kind Kind
+	// Warn receives warnings about the rendered manifests (duplicate
+	// keys); nil: none are given.
+	Warn func(string)
 
 	budget *budget
+}
+
+// decode reads the objects of a rendered or read manifest stream.
+func (o Options) decode(source string, data []byte) ([]manifest.Object, error) {
+	lim := manifest.DefaultLimits
+	lim.Warn = o.Warn
+	return manifest.DecodeWithLimits(source, data, lim)
 }
 
 // Kind is the type of an application source.

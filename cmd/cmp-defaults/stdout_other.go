@@ -1,5 +1,0 @@
-//go:build !(linux || darwin)
-
-package main
-
-func stdoutWasClosed() bool { return false }

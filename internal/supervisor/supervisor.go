@@ -1,0 +1,289 @@
+// Package supervisor runs a command's work in a worker process of the same
+// binary and watches it from outside, so that no input can crash or outlast
+// the process that reports the error: the worker's resident memory is read
+// from /proc and the worker is killed past its budget or deadline; its
+// stdout is kept until it exits and handed back whole or not at all; its
+// stderr comes back as short, printable lines; any death (runtime abort,
+// signal, budget) becomes one line naming the budget and the setting.
+//
+// The worker gets its job (arguments and the environment to configure
+// from) on file descriptor 3, and may report its deadline on descriptor 4
+// (Report). Its process environment is WorkerEnv: no PATH, so no program
+// can be found to run, and no proxy settings or credentials of the caller.
+package supervisor
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// WorkerArg is the worker's first argument, never typed by a person.
+const WorkerArg = "__cmp-defaults-worker"
+
+// WorkerEnv is the process environment of a worker that reads untrusted
+// sources: no PATH (kustomize's git cloner, or anything else, finds no
+// program) and HTTP(S) requests sent to a proxy address that refuses
+// them (kustomize's URL loader, should a URL pass the preflight; Go sends
+// requests to loopback addresses directly, whatever the proxy).
+var WorkerEnv = []string{"HTTP_PROXY=http://127.0.0.1:1", "HTTPS_PROXY=http://127.0.0.1:1", "NO_PROXY="}
+
+// Job is what the worker runs: the command line and the environment it
+// is configured from (the caller's, read once).
+type Job struct {
+	Args    []string `json:"args"`
+	Environ []string `json:"environ"`
+}
+
+// Options of one supervised run.
+type Options struct {
+	Exe  string   // the binary (os.Executable)
+	Arg0 string   // argv[0] of the worker
+	Env  []string // the worker's process environment (WorkerEnv, or more for cluster commands)
+	Job  Job
+	// Stdin is handed to the worker as is.
+	Stdin *os.File
+	// MaxRSS is the worker's resident memory budget in bytes; Setting
+	// names it in messages.
+	MaxRSS  int64
+	Setting string
+	// Deadline, when > 0, bounds the run from the start (before the
+	// worker reports its own); Grace is added to any deadline, so that
+	// the worker's own timeout, which names the step, ends it first.
+	Deadline time.Duration
+	Grace    time.Duration
+	// MaxStdout bounds the result kept in memory.
+	MaxStdout int64
+}
+
+// Result of a supervised run.
+type Result struct {
+	Code   int
+	Stdout []byte
+	// Stderr is what the worker printed, as printable lines within the
+	// bounds of Lines.
+	Stderr []string
+	// Stopped, when set, is why the worker did not end normally: one
+	// line, to print as the error. Code is then 1.
+	Stopped string
+}
+
+// Run starts the worker and waits for it. ctx ending (a signal) sends
+// the worker SIGTERM, then SIGKILL after Grace.
+func Run(ctx context.Context, opt Options) (Result, error) {
+	job, err := json.Marshal(opt.Job)
+	if err != nil {
+		return Result{}, err
+	}
+	jobR, jobW, err := os.Pipe()
+	if err != nil {
+		return Result{}, err
+	}
+	repR, repW, err := os.Pipe()
+	if err != nil {
+		return Result{}, err
+	}
+	cmd := &exec.Cmd{Path: opt.Exe, Args: []string{opt.Arg0, WorkerArg}, Env: opt.Env, Stdin: opt.Stdin,
+		ExtraFiles: []*os.File{jobR, repW}, SysProcAttr: sysProcAttr()}
+	if cmd.Env == nil {
+		cmd.Env = []string{}
+	}
+	var out bytes.Buffer
+	outR, err := cmd.StdoutPipe()
+	if err != nil {
+		return Result{}, err
+	}
+	errR, err := cmd.StderrPipe()
+	if err != nil {
+		return Result{}, err
+	}
+	if err := cmd.Start(); err != nil {
+		jobR.Close()
+		jobW.Close()
+		repR.Close()
+		repW.Close()
+		return Result{}, fmt.Errorf("starting the worker process: %w", err)
+	}
+	jobR.Close()
+	repW.Close()
+	go func() {
+		jobW.Write(job)
+		jobW.Close()
+	}()
+
+	type stopped struct{ why string }
+	stop := make(chan stopped, 4)
+	outDone := make(chan error, 1)
+	go func() {
+		n, err := io.Copy(&out, io.LimitReader(outR, opt.MaxStdout+1))
+		if err == nil && n > opt.MaxStdout {
+			stop <- stopped{fmt.Sprintf("the output is larger than %d MiB; make the source smaller or raise %s", opt.MaxStdout>>20, opt.Setting)}
+			io.Copy(io.Discard, outR)
+		}
+		outDone <- err
+	}()
+	var lines Lines
+	errDone := make(chan struct{})
+	go func() {
+		lines.ReadFrom(errR)
+		close(errDone)
+	}()
+	// The worker reports its deadline (and the setting that raises it).
+	type report struct {
+		d    time.Duration
+		name string
+	}
+	reports := make(chan report, 1)
+	go func() {
+		sc := bufio.NewScanner(io.LimitReader(repR, 64<<10))
+		for sc.Scan() {
+			d, name, _ := strings.Cut(sc.Text(), "\t")
+			if n, err := strconv.ParseInt(d, 10, 64); err == nil && n > 0 {
+				select {
+				case reports <- report{time.Duration(n), name}:
+				default:
+				}
+			}
+		}
+		repR.Close()
+	}()
+	waited := make(chan error, 1)
+	go func() {
+		<-outDone
+		<-errDone
+		waited <- cmd.Wait()
+	}()
+
+	start := time.Now()
+	var deadline <-chan time.Time
+	deadlineWhy := ""
+	if opt.Deadline > 0 {
+		t := time.NewTimer(opt.Deadline + opt.Grace)
+		defer t.Stop()
+		deadline = t.C
+		deadlineWhy = fmt.Sprintf("the run did not end within %s and was stopped; make the source smaller or raise %s", opt.Deadline, "the timeout")
+	}
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	pid := cmd.Process.Pid
+	why := ""
+	var peak int64
+	kill := func(w string) {
+		if why == "" {
+			why = w
+			cmd.Process.Kill()
+		}
+	}
+	signalled := ctx.Done()
+	var termTimer <-chan time.Time
+	for {
+		select {
+		case err := <-waited:
+			res := Result{Code: cmd.ProcessState.ExitCode(), Stderr: lines.Lines()}
+			if why != "" {
+				return Result{Code: 1, Stderr: lines.Before(), Stopped: why}, nil
+			}
+			if crash := lines.Crash(); crash != "" || res.Code < 0 || !knownCode(res.Code) {
+				res.Stderr, res.Code = lines.Before(), 1
+				res.Stopped = died(cmd.ProcessState, crash, opt, peak)
+				return res, nil
+			}
+			if err != nil {
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) {
+					return Result{}, err
+				}
+			}
+			res.Stdout = out.Bytes()
+			return res, nil
+		case r := <-reports:
+			t := time.NewTimer(r.d + opt.Grace - time.Since(start))
+			defer t.Stop()
+			deadline = t.C
+			deadlineWhy = fmt.Sprintf("the run did not end within its timeout of %s and was stopped; make the source smaller or raise %s", r.d, r.name)
+		case <-deadline:
+			kill(deadlineWhy)
+		case s := <-stop:
+			kill(s.why)
+		case <-signalled:
+			signalled = nil
+			cmd.Process.Signal(syscall.SIGTERM)
+			t := time.NewTimer(opt.Grace)
+			defer t.Stop()
+			termTimer = t.C
+		case <-termTimer:
+			kill("interrupted, and the run did not end when asked to")
+		case <-tick.C:
+			rss := residentBytes(pid)
+			peak = max(peak, rss)
+			if opt.MaxRSS > 0 && rss > opt.MaxRSS {
+				kill(fmt.Sprintf("memory budget exceeded: the run used more than %d MiB and was stopped; make the source smaller, or raise %s "+
+					"(and the sidecar's memory limit) if it is meant to be this large", opt.MaxRSS>>20, opt.Setting))
+			}
+		}
+	}
+}
+
+// knownCode is an exit code the worker gives on purpose (0 ok, 1 error,
+// 2 usage, 3 found); the Go runtime also exits 2 after a fatal error,
+// which Crash tells apart.
+func knownCode(c int) bool { return c >= 0 && c <= 3 }
+
+// died says why a worker ended without a result of its own.
+func died(ps *os.ProcessState, crash string, opt Options, peak int64) string {
+	budget := fmt.Sprintf("the memory budget is %d MiB (%s)", opt.MaxRSS>>20, opt.Setting)
+	switch {
+	case strings.Contains(crash, "out of memory") || strings.Contains(crash, "cannot allocate"):
+		return fmt.Sprintf("the run ran out of memory (%s); make the source smaller, or raise %s and the sidecar's memory limit", budget, opt.Setting)
+	case strings.Contains(crash, "stack exceeds") || strings.Contains(crash, "stack overflow"):
+		return "the run stopped on a call nesting without end (a template or rule that calls itself); break the recursion"
+	case crash != "":
+		return fmt.Sprintf("internal error, the run crashed: %s; please report it with the input that caused it", crash)
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return fmt.Sprintf("the worker process was killed by signal %s (peak memory %d MiB; %s); if the sidecar's memory limit killed it, raise that limit or lower %s",
+			ws.Signal(), peak>>20, budget, opt.Setting)
+	}
+	return fmt.Sprintf("the worker process ended with exit code %d and no message", ps.ExitCode())
+}
+
+// Report tells the supervisor (descriptor 4) the run's deadline and the
+// setting that raises it; without a supervisor it does nothing.
+func Report(d time.Duration, setting string) {
+	if reportFile == nil {
+		return
+	}
+	fmt.Fprintf(reportFile, "%d\t%s\n", d.Nanoseconds(), Printable(setting))
+}
+
+var reportFile *os.File
+
+// ReadJob reads the worker's job from descriptor 3 and makes descriptor 4
+// the channel of Report.
+func ReadJob() (Job, error) {
+	var job Job
+	f := os.NewFile(3, "job")
+	if f == nil {
+		return job, errors.New("no job: this argument is for cmp-defaults' own worker process")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, 64<<20))
+	f.Close()
+	if err != nil {
+		return job, fmt.Errorf("reading the job: %w", err)
+	}
+	if err := json.Unmarshal(data, &job); err != nil {
+		return job, fmt.Errorf("no job (%v): this argument is for cmp-defaults' own worker process", err)
+	}
+	reportFile = os.NewFile(4, "report")
+	return job, nil
+}
