@@ -16,11 +16,11 @@ import (
 // of the process (for the plugin: the sidecar container): input limits and
 // extra profile directories. Generate's per-Application settings are Config.
 type Sidecar struct {
-	MaxInput    int64           // bytes per input file or stdin, and per render
-	MaxMemory   int64           // resident bytes of the run (its worker process)
+	MaxInput  int64 // bytes per input file or stdin, and per render
+	MaxMemory int64 // resident bytes of the run (its worker process)
 	// Timeout is the sidecar's CMP_DEFAULTS_TIMEOUT: generate's default
 	// and the most an Application's plugin env may ask for.
-	Timeout time.Duration
+	Timeout     time.Duration
 	Limits      manifest.Limits // documents per stream, nesting, aliases
 	ProfileDirs []string        // CMP_DEFAULTS_PROFILES_DIR, colon-separated
 }
