@@ -88,6 +88,7 @@ func addCluster(f *pflag.FlagSet, o *cluster.Options) {
 	f.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig file (default $KUBECONFIG, then ~/.kube/config)")
 	f.StringVar(&o.Context, "context", "", "kubeconfig context (default: the current context)")
 	f.DurationVar(&o.Timeout, "request-timeout", 30*time.Second, "timeout of each request to the API server")
+	f.BoolVar(&o.NoExec, "no-exec-plugin", false, "refuse a kubeconfig whose user runs a credential plugin (users[].user.exec), which is otherwise run as kubectl runs it")
 }
 
 // addClusterSource adds the flags of commands that read a source and ask

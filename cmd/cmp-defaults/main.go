@@ -15,6 +15,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
+	"k8s.io/klog/v2"
+
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
 	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/input"
@@ -34,6 +37,8 @@ func main() {
 	// Helm and kustomize log progress through the default loggers; only
 	// warnings and errors belong on stderr, which Argo CD shows on failure.
 	slog.SetLogLoggerLevel(slog.LevelWarn)
+	// client-go logs what its errors say again; the errors are reported.
+	klog.SetLogger(logr.Discard())
 	if len(os.Args) > 1 && os.Args[1] == supervisor.WorkerArg {
 		os.Exit(worker())
 	}

@@ -12,7 +12,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"sort"
@@ -37,7 +39,14 @@ type Options struct {
 	Kubeconfig string        // path; empty: $KUBECONFIG, then ~/.kube/config, then in-cluster
 	Context    string        // kubeconfig context; empty: the current one
 	Timeout    time.Duration // per request; 0: 30s
+	// NoExec refuses a kubeconfig user with an exec credential plugin
+	// (a program kubeconfig names, run as kubectl runs it).
+	NoExec bool
 }
+
+// MaxResponse bounds the body of one API server response: the largest a
+// real server sends (a list of every CRD of a big cluster) is far below.
+const MaxResponse = 128 << 20
 
 // Client is a connection to one cluster.
 type Client struct {
@@ -104,10 +113,23 @@ func Connect(ctx context.Context, opt Options) (*Client, error) {
 	}
 	cfg.UserAgent = "cmp-defaults"
 	cfg.WarningHandler = rest.NoWarnings{}
-	if c.dyn, err = dynamic.NewForConfig(cfg); err != nil {
+	if cfg.ExecProvider != nil && opt.NoExec {
+		return nil, fmt.Errorf("%s: the user of the context runs the credential plugin %q, and --no-exec-plugin refuses it; use a kubeconfig with a token or certificate, or leave out --no-exec-plugin", source, cfg.ExecProvider.Command)
+	}
+	// Every response is bounded in bytes; credentials never follow a
+	// redirect (client-go adds them to every request, whatever its host).
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return boundedBody{rt} })
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %v", source, err)
 	}
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	hc.CheckRedirect = func(req *http.Request, _ []*http.Request) error {
+		return fmt.Errorf("the API server redirected the request to %s; cmp-defaults follows no redirects, so that credentials never reach another host", req.URL.Redacted())
+	}
+	if c.dyn, err = dynamic.NewForConfigAndClient(cfg, hc); err != nil {
+		return nil, fmt.Errorf("%s: %v", source, err)
+	}
+	dc, err := discovery.NewDiscoveryClientForConfigAndClient(cfg, hc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", source, err)
 	}
@@ -119,6 +141,34 @@ func Connect(ctx context.Context, opt Options) (*Client, error) {
 	}
 	c.Version = v.GitVersion
 	return c, nil
+}
+
+// boundedBody ends a response body that passes MaxResponse bytes with an error.
+type boundedBody struct{ rt http.RoundTripper }
+
+func (b boundedBody) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := b.rt.RoundTrip(r)
+	if err == nil && resp.Body != nil {
+		resp.Body = &limitedBody{ReadCloser: resp.Body, left: MaxResponse}
+	}
+	return resp, err
+}
+
+type limitedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (l *limitedBody) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		return 0, fmt.Errorf("the API server's response is larger than %d MiB; cmp-defaults reads no more of it", MaxResponse>>20)
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.ReadCloser.Read(p)
+	l.left -= int64(n)
+	return n, err
 }
 
 func orNone(s string) string {
