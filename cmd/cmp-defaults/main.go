@@ -118,13 +118,28 @@ func supervise(args, environ []string, stdout, stderr io.Writer) int {
 	return res.Code
 }
 
-// commandOf names the command args run ("" when none is found).
+// commandOf names the command args run: the first word that is not a
+// flag (the root command takes no flag with a value), the second for
+// 'profiles'. Building the cobra tree to ask would cost milliseconds.
 func commandOf(args []string) string {
-	cmd, _, err := (&cli{}).root().Find(args)
-	if err != nil || cmd == nil {
-		return ""
+	var words []string
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") {
+			if words = append(words, a); words[0] != "profiles" || len(words) == 2 {
+				break
+			}
+		}
 	}
-	return cmd.Name()
+	switch {
+	case len(words) == 0:
+		return ""
+	case words[0] == "profiles" && len(words) == 2:
+		return words[1]
+	}
+	return words[0]
 }
 
 // writeOut writes a complete result: a failed or short write is an error,
