@@ -57,7 +57,10 @@ type hostileCase struct {
 	want  string                     // expected text on stderr
 	code  int                        // expected exit code
 
-	stdout  string        // "full": /dev/full; "closed": closed
+	stdout  string        // "full": /dev/full; "pipe-closed": a pipe whose reader is gone
+	// ulimitKB, when set, limits the address space (ulimit -v), so that
+	// the Go runtime itself runs out of memory and aborts.
+	ulimitKB int
 	oneLine bool          // the reason must be one line
 	clean   bool          // stderr: no control bytes or runtime trace, under 16 KiB (checkClean)
 	maxTime time.Duration // default 2 s
@@ -212,10 +215,10 @@ func runCase(t *testing.T, tc hostileCase) {
 	ctx, cancel := context.WithTimeout(context.Background(), maxTime+5*time.Second)
 	defer cancel()
 	var cmd *exec.Cmd
-	switch tc.stdout {
-	case "closed":
-		cmd = exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", `exec "$0" "$@" >&-`, name}, args...)...)
-	case "full":
+	switch {
+	case tc.ulimitKB > 0:
+		cmd = exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", fmt.Sprintf(`ulimit -v %d; exec "$0" "$@"`, tc.ulimitKB), name}, args...)...)
+	case tc.stdout == "full":
 		cmd = exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", `exec "$0" "$@" >/dev/full`, name}, args...)...)
 	default:
 		cmd = exec.CommandContext(ctx, name, args...)

@@ -26,6 +26,8 @@ var round3 = []hostileCase{
 		files: with(chart, map[string]string{"app/templates/es.yaml": "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: {name: x}\nspec:\n  data:\n{{- range .Values.items }}\n  - remoteRef: {}\n{{- end }}\n"}),
 		setup: bigList("app/values.yaml", "items:\n", "- 1\n", 400000, ""), app: "app",
 		args: []string{"generate"}, env: generateEnv("app", ""), want: "memory budget exceeded", code: 1, maxTime: 40 * time.Second, maxRSS: 1024},
+	{name: "the Go runtime aborting: out of memory under an address-space limit", setup: bigList("app/big.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\nx: [", "0,", 12<<20, "0]\n"), app: "app",
+		args: []string{"generate"}, env: generateEnv("app", ""), ulimitKB: 1200000, want: "ran out of memory", code: 1, maxTime: 40 * time.Second, maxRSS: 1024},
 	{name: "vendored chart archive with a 99 MiB entry of tar type 7", files: chart,
 		setup: func(t *testing.T, repo string) {
 			typedArchive(t, filepath.Join(repo, "app/charts/sub-0.1.0.tgz"), tar.TypeCont, 99<<20, "")
