@@ -42,8 +42,8 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == supervisor.WorkerArg {
 		os.Exit(worker())
 	}
-	environ := os.Environ() // the only read of the environment
-	if !supervisor.Supported {
+	environ := os.Environ() // the process's one read of the environment
+	if !supervisor.Supported || readsNothing(os.Args[1:]) {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		code := runEnv(ctx, os.Args[1:], environ, os.Stdin, os.Stdout, os.Stderr, nil)
 		stop()
@@ -116,6 +116,17 @@ func supervise(args, environ []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	return res.Code
+}
+
+// readsNothing says whether args run a command that reads no input (help,
+// the version, shell completion, which runs on every Tab): it runs without
+// a worker.
+func readsNothing(args []string) bool {
+	switch commandOf(args) {
+	case "", "help", "version", "completion", "__complete", "__completeNoDesc":
+		return true
+	}
+	return false
 }
 
 // commandOf names the command args run: the first word that is not a

@@ -57,14 +57,14 @@ type hostileCase struct {
 	want  string                     // expected text on stderr
 	code  int                        // expected exit code
 
-	stdout  string        // "full": /dev/full; "pipe-closed": a pipe whose reader is gone
+	stdout string // "full": /dev/full; "pipe-closed": a pipe whose reader is gone
 	// ulimitKB, when set, limits the address space (ulimit -v), so that
 	// the Go runtime itself runs out of memory and aborts.
 	ulimitKB int
-	oneLine bool          // the reason must be one line
-	clean   bool          // stderr: no control bytes or runtime trace, under 16 KiB (checkClean)
-	maxTime time.Duration // default 2 s
-	maxRSS  int64         // MiB, default 256
+	oneLine  bool          // the reason must be one line
+	clean    bool          // stderr: no control bytes or runtime trace, under 16 KiB (checkClean)
+	maxTime  time.Duration // default 2 s
+	maxRSS   int64         // MiB, default 256
 }
 
 var billionLaughs = `apiVersion: v1
