@@ -56,6 +56,12 @@ var round3 = []hostileCase{
 func TestHostileRound3(t *testing.T) {
 	for _, tc := range round3 {
 		tc.oneLine, tc.clean = true, true
+		if tc.maxTime == 0 {
+			tc.maxTime = 45 * time.Second // generate's 40 s deadline + 5 s
+		}
+		if tc.maxRSS == 0 {
+			tc.maxRSS = 1024
+		}
 		t.Run(tc.name, func(t *testing.T) { runCase(t, tc) })
 	}
 }
