@@ -99,3 +99,17 @@ func TestDuplicateKeysLastWinsWithWarning(t *testing.T) {
 		t.Errorf("warnings %q, want %q", warnings, want)
 	}
 }
+
+// Many duplicates of one kind: three are named, the rest counted.
+func TestDuplicateKeyWarningsCollapse(t *testing.T) {
+	var warnings []string
+	lim := DefaultLimits
+	lim.Warn = func(m string) { warnings = append(warnings, m) }
+	data := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n" + strings.Repeat("  k: v\n", 11)
+	if _, err := DecodeWithLimits("f.yaml", []byte(data), lim); err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 4 || !strings.Contains(warnings[0], `(line 6): key "k"`) || warnings[3] != "f.yaml: document 1: ... and 7 more keys that appear more than once" {
+		t.Errorf("warnings %q", warnings)
+	}
+}

@@ -91,6 +91,30 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// The sidecar's timeout (the admin's) is the most an Application asks for.
+func TestTenantTimeoutCapped(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		env  []string
+		want time.Duration
+		err  string
+	}{
+		{[]string{"ARGOCD_ENV_CMP_DEFAULTS_TIMEOUT=1000h"}, 0, "more than the 40s the sidecar allows"},
+		{[]string{"CMP_DEFAULTS_TIMEOUT=10s", "ARGOCD_ENV_CMP_DEFAULTS_TIMEOUT=20s"}, 0, "more than the 10s the sidecar allows"},
+		{[]string{"CMP_DEFAULTS_TIMEOUT=2m", "ARGOCD_ENV_CMP_DEFAULTS_TIMEOUT=90s"}, 90 * time.Second, ""},
+		{[]string{"ARGOCD_ENV_CMP_DEFAULTS_TIMEOUT=5s"}, 5 * time.Second, ""},
+		{[]string{"CMP_DEFAULTS_TIMEOUT=2m"}, 2 * time.Minute, ""},
+	} {
+		c, err := FromEnv(tc.env, dir)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%v: got %v, want %q", tc.env, err, tc.err)
+		case tc.err == "" && (err != nil || c.Timeout != tc.want):
+			t.Errorf("%v: got %v, %v; want %v", tc.env, c, err, tc.want)
+		}
+	}
+}
+
 func mustReal(t *testing.T, p string) string {
 	r, err := filepath.EvalSymlinks(p)
 	if err != nil {
