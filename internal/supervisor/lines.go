@@ -32,8 +32,8 @@ type Lines struct {
 // aborts (panic, fatal error, signal).
 var crashRe = regexp.MustCompile(`^(panic: |fatal error: |runtime: |SIG[A-Z]+: |unexpected fault address|goroutine \d+ \[)`)
 
-// ReadFrom reads r to its end, never holding more than MaxLine bytes of a line.
-func (l *Lines) ReadFrom(r io.Reader) {
+// Read reads r to its end, never holding more than MaxLine bytes of a line.
+func (l *Lines) Read(r io.Reader) {
 	if !l.seen {
 		l.crash, l.seen = -1, true
 	}

@@ -8,7 +8,7 @@ import (
 func TestLinesBoundAndClean(t *testing.T) {
 	var l Lines
 	in := "Warning: a\x1b[31mred\x07\n" + strings.Repeat("x", 3*MaxLine) + "\n" + strings.Repeat("w\n", 2*MaxLines)
-	l.ReadFrom(strings.NewReader(in))
+	l.Read(strings.NewReader(in))
 	got := l.Lines()
 	if len(got) != MaxLines+1 {
 		t.Fatalf("%d lines, want %d", len(got), MaxLines+1)
@@ -26,7 +26,7 @@ func TestLinesBoundAndClean(t *testing.T) {
 
 func TestLinesCrash(t *testing.T) {
 	var l Lines
-	l.ReadFrom(strings.NewReader("Warning: w\nfatal error: out of memory\n\ngoroutine 1 [running]:\nmain.main()\n"))
+	l.Read(strings.NewReader("Warning: w\nfatal error: out of memory\n\ngoroutine 1 [running]:\nmain.main()\n"))
 	if l.Crash() != "fatal error: out of memory" {
 		t.Errorf("crash %q", l.Crash())
 	}
@@ -34,7 +34,7 @@ func TestLinesCrash(t *testing.T) {
 		t.Errorf("before %q", b)
 	}
 	var ok Lines
-	ok.ReadFrom(strings.NewReader("Error: the runtime: is fine here\n"))
+	ok.Read(strings.NewReader("Error: the runtime: is fine here\n"))
 	if ok.Crash() != "" {
 		t.Errorf("crash in %q", ok.Lines())
 	}

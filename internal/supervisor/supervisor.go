@@ -135,7 +135,7 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	var lines Lines
 	errDone := make(chan struct{})
 	go func() {
-		lines.ReadFrom(errR)
+		lines.Read(errR)
 		close(errDone)
 	}()
 	// The worker reports its deadline (and the setting that raises it).
