@@ -270,3 +270,41 @@ func TestWebhooks(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// -newest-crds copies the CRD files of the newest release in range, laid
+// out as a directory source, and leaves out files that hold no CRD.
+func TestWriteNewest(t *testing.T) {
+	old, newer := gizmoCRD("example.com", "Slow"), gizmoCRD("example.com", "Fast")
+	trees := map[string]map[string]string{
+		"v1.0.0": {"crds/gizmos.yaml": old},
+		"v1.1.0": {"crds/sub/gizmos.yaml": newer, "crds/kustomization.yaml": "resources: [sub/gizmos.yaml]\n"},
+		"v1.2.0": {"crds/sub/gizmos.yaml": old},
+	}
+	git := testMirror(t, []string{"v1.0.0", "v1.1.0", "v1.2.0"}, trees)
+	e := entry{Name: "gizmo", Repository: "github.com/example/gizmo", Groups: []string{"example.com"}, Source: "mirror", Mirror: "example+gizmo",
+		Tags:  tagFilter{Pattern: `^v[0-9]+\.[0-9]+\.[0-9]+$`, From: "v1.0.0", To: "v1.1.0"},
+		Paths: []pathSpec{{From: "v1.0.0", Dir: "crds", Recursive: true, Skip: []string{"kustomization.yaml"}}},
+	}
+	if err := e.validate(); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	tag, err := writeNewest(&e, newMirror(git), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tag != "v1.1.0" {
+		t.Errorf("newest release: %s, want v1.1.0 (v1.2.0 is after the range)", tag)
+	}
+	got, err := filepath.Glob(filepath.Join(dir, "*", "*", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(dir, "gizmo", "v1.1.0", "gizmos.yaml")
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("files: %v, want %s", got, want)
+	}
+	if b, err := os.ReadFile(want); err != nil || string(b) != newer {
+		t.Errorf("%s: %v\n%s", want, err, b)
+	}
+}
