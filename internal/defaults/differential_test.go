@@ -107,8 +107,18 @@ func (n *tnode) structural() structuralschema.Structural {
 type gen struct{ r *rand.Rand }
 
 func (g gen) value(s *structuralschema.Structural, depth int) any {
-	if s == nil || depth > 12 {
+	if s == nil {
 		return "x"
+	}
+	if depth > 12 {
+		// Deep enough (Argo Rollouts nests pod specs at depth 13): an empty
+		// value of the right type, as a wrong type is an error to fill.
+		switch s.Type {
+		case "object":
+			return map[string]any{}
+		case "array":
+			return []any{}
+		}
 	}
 	switch s.Type {
 	case "object":

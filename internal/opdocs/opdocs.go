@@ -54,6 +54,7 @@ func Page(st *operators.Store, op string) ([]byte, error) {
 		channelNote(&b, st, op, newest)
 	}
 	fmt.Fprintf(&b, "\n%d releases checked, %s to %s; %d profiles (change points).\n", len(rels), rels[0].Version, rels[len(rels)-1].Version, len(profs))
+	webhooks(&b, st.Webhooks(op), newest)
 
 	b.WriteString("\n## Releases checked\n\n| Release | Date | Profile in force |\n|---|---|---|\n")
 	for _, r := range rels {
@@ -135,6 +136,51 @@ func channelNote(b *bytes.Buffer, st *operators.Store, op string, p *operators.P
 		"    kubectl get crd httproutes.gateway.networking.k8s.io -o jsonpath='{.metadata.annotations.gateway\\.networking\\.k8s\\.io/channel}'\n\n" +
 		"`cmp-defaults explain` prints the channel of every profile in force, and `cmp-defaults check` against the cluster" +
 		" shows the fields a wrong choice leaves out.\n")
+}
+
+// webhooks says which mutating webhooks the operator registers for its own
+// kinds and what of their writing the profiles cover.
+func webhooks(b *bytes.Buffer, hooks []operators.Webhook, newest *operators.Profile) {
+	if len(hooks) == 0 {
+		return
+	}
+	mutations := 0
+	for _, r := range newest.Resources {
+		mutations += len(r.Mutations)
+	}
+	b.WriteString("\n## Mutating webhooks\n\n")
+	fmt.Fprintf(b, "The operator's install manifest (%s, read at every release checked) registers mutating admission webhooks"+
+		" for its own kinds; they can add fields on create and update, after the CRD schema defaults.", code(hooks[0].File))
+	if mutations == 0 {
+		b.WriteString(" **Covered:** the CRD schema defaults of every served version, listed on this page." +
+			" **Not covered:** what these webhooks write. No profile of this operator has a mutation rule," +
+			" so a field one of them sets still differs from Git after cmp-defaults fills the manifests." +
+			" Learn such fields from a cluster that runs the operator with `cmp-defaults profiles learn`" +
+			" and select the learned profile next to this one, or ignore them in Argo CD.\n")
+	} else {
+		fmt.Fprintf(b, " The newest profile fills %d field(s) these webhooks write (marked \"webhook\" below);"+
+			" other fields they write are not filled.\n", mutations)
+	}
+	b.WriteString("\n| Webhook | Releases | Matches |\n|---|---|---|\n")
+	for _, h := range hooks {
+		var rules []string
+		for _, r := range h.Rules {
+			var gvr []string
+			for _, g := range r.APIGroups {
+				for _, v := range r.APIVersions {
+					for _, res := range r.Resources {
+						gvr = append(gvr, code(g+"/"+v+" "+res))
+					}
+				}
+			}
+			rules = append(rules, strings.Join(gvr, ", ")+" on "+strings.Join(r.Operations, ", "))
+		}
+		rel := h.From + " to " + h.To
+		if h.From == h.To {
+			rel = h.From
+		}
+		fmt.Fprintf(b, "| %s | %s | %s |\n", code(h.Name), rel, strings.Join(rules, "; "))
+	}
 }
 
 func full(b *bytes.Buffer, p *operators.Profile, which string) {

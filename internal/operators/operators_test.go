@@ -149,3 +149,26 @@ func TestBuiltinGroups(t *testing.T) {
 		}
 	}
 }
+
+// An index's webhooks are read with canonical versions, and a range that
+// runs backwards or a webhook without rules is an error with its line.
+func TestIndexWebhooks(t *testing.T) {
+	const head = "apiVersion: cmp-defaults.io/v1alpha1\nkind: OperatorIndex\noperator: acme\nreleases:\n  - {version: v1.0.0, profile: v1.0.0}\nwebhooks:\n"
+	rule := "    rules: [{apiGroups: [acme.io], apiVersions: [v1], resources: [things], operations: [CREATE]}]\n"
+	ix, err := ParseIndex("index.yaml", []byte(head+"  - name: mthing.acme.io\n    from: 1.0.0\n    to: v1.2.0\n    file: config/webhook/manifests.yaml\n"+rule))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := ix.Webhooks; len(w) != 1 || w[0].From != "v1.0.0" || w[0].To != "v1.2.0" || w[0].Rules[0].Resources[0] != "things" {
+		t.Errorf("webhooks: %+v", w)
+	}
+	for _, c := range []struct{ body, want string }{
+		{"  - name: m\n    from: v1.3.0\n    to: v1.2.0\n    file: f.yaml\n" + rule, "index.yaml:7: webhook m: from v1.3.0 is after to v1.2.0"},
+		{"  - name: m\n    from: v1.0.0\n    to: v1.2.0\n    file: f.yaml\n", "index.yaml:7: a webhook needs name, file and rules"},
+		{"  - name: m\n    from: latest\n    to: v1.2.0\n    file: f.yaml\n" + rule, `index.yaml:7: webhook m: from: version "latest" is not a release version`},
+	} {
+		if _, err := ParseIndex("index.yaml", []byte(head+c.body)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want %q", err, c.want)
+		}
+	}
+}

@@ -151,8 +151,31 @@ type Index struct {
 	Operator   string    `yaml:"operator" json:"operator"`
 	Source     string    `yaml:"source,omitempty" json:"source,omitempty"`
 	Releases   []Release `yaml:"releases" json:"releases"`
+	// Webhooks are the mutating admission webhooks the operator's install
+	// manifests register for its own kinds, release range by release range.
+	// They are a record, not rules: what they write is filled only where a
+	// profile's mutation rule says so.
+	Webhooks []Webhook `yaml:"webhooks,omitempty" json:"webhooks,omitempty"`
 
 	File string `yaml:"-" json:"-"`
+}
+
+// Webhook is one mutating webhook over the checked releases From..To
+// (inclusive) whose install manifest File registers it with these rules.
+type Webhook struct {
+	Name  string        `yaml:"name" json:"name"`
+	From  string        `yaml:"from" json:"from"`
+	To    string        `yaml:"to" json:"to"`
+	File  string        `yaml:"file" json:"file"`
+	Rules []WebhookRule `yaml:"rules" json:"rules"`
+}
+
+// WebhookRule is what a webhook matches, as its configuration states it.
+type WebhookRule struct {
+	APIGroups   []string `yaml:"apiGroups,flow" json:"apiGroups"`
+	APIVersions []string `yaml:"apiVersions,flow" json:"apiVersions"`
+	Resources   []string `yaml:"resources,flow" json:"resources"`
+	Operations  []string `yaml:"operations,flow" json:"operations"`
 }
 
 // Release is one checked release and the profile that covers it.
@@ -606,7 +629,7 @@ func ParseIndex(file string, data []byte) (*Index, error) {
 		return nil, &LintError{File: file, Msg: "empty file"}
 	}
 	doc := root.Content[0]
-	if err := checkKeys(file, doc, "apiVersion", "kind", "operator", "source", "releases"); err != nil {
+	if err := checkKeys(file, doc, "apiVersion", "kind", "operator", "source", "releases", "webhooks"); err != nil {
 		return nil, err
 	}
 	ix := &Index{File: file}
@@ -645,6 +668,29 @@ func ParseIndex(file string, data []byte) (*Index, error) {
 		r.Version, r.Profile = v, pv
 	}
 	sort.Slice(ix.Releases, func(i, j int) bool { return CompareVersions(ix.Releases[i].Version, ix.Releases[j].Version) < 0 })
+	hooks := valueOf(doc, "webhooks")
+	for i := range ix.Webhooks {
+		w := &ix.Webhooks[i]
+		line := 0
+		if hooks != nil && i < len(hooks.Content) {
+			line = hooks.Content[i].Line
+		}
+		if w.Name == "" || w.File == "" || len(w.Rules) == 0 {
+			return nil, &LintError{File: file, Line: line, Msg: "a webhook needs name, file and rules"}
+		}
+		from, err := CanonicalVersion(w.From)
+		if err != nil {
+			return nil, &LintError{File: file, Line: line, Msg: "webhook " + w.Name + ": from: " + err.Error()}
+		}
+		to, err := CanonicalVersion(w.To)
+		if err != nil {
+			return nil, &LintError{File: file, Line: line, Msg: "webhook " + w.Name + ": to: " + err.Error()}
+		}
+		if CompareVersions(from, to) > 0 {
+			return nil, &LintError{File: file, Line: line, Msg: fmt.Sprintf("webhook %s: from %s is after to %s", w.Name, from, to)}
+		}
+		w.From, w.To = from, to
+	}
 	return ix, nil
 }
 

@@ -499,6 +499,15 @@ func (s *Store) IndexSource(name string) string {
 	return ""
 }
 
+// Webhooks are the mutating webhooks the first index of an operator
+// records (see Index.Webhooks).
+func (s *Store) Webhooks(name string) []Webhook {
+	if o := s.ops[name]; o != nil && o.index() == nil && len(o.indexes) > 0 {
+		return o.indexes[0].Webhooks
+	}
+	return nil
+}
+
 // ProfileFile names where the profile of a version comes from.
 func (s *Store) ProfileFile(name, version string) (file, source string) {
 	if o := s.ops[name]; o != nil {

@@ -25,6 +25,13 @@ type entry struct {
 	Mirror     string     `yaml:"mirror"`
 	Tags       tagFilter  `yaml:"tags"`
 	Paths      []pathSpec `yaml:"paths"`
+	Webhooks   webhookSrc `yaml:"webhooks"`
+}
+
+// webhookSrc is where a mirror's install manifests register the operator's
+// mutating webhooks.
+type webhookSrc struct {
+	File string `yaml:"file"`
 }
 
 type tagFilter struct {
@@ -74,8 +81,8 @@ func (e *entry) validate() error {
 	}
 	switch e.Source {
 	case "dir":
-		if len(e.Paths) != 1 || e.Mirror != "" || e.Tags.Pattern != "" {
-			return fmt.Errorf("a dir source has one path and no mirror or tags")
+		if len(e.Paths) != 1 || e.Mirror != "" || e.Tags.Pattern != "" || e.Webhooks.File != "" {
+			return fmt.Errorf("a dir source has one path and no mirror, tags or webhooks")
 		}
 	case "mirror":
 		if e.Mirror == "" || e.Tags.Pattern == "" || e.Tags.From == "" || e.Tags.To == "" {

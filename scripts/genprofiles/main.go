@@ -34,6 +34,7 @@ func main() {
 	docs := flag.String("docs", "docs/operators", "directory of the generated operator pages")
 	check := flag.Bool("check", false, "compare with the files in -out and -docs instead of writing")
 	only := flag.String("operators", "", "comma-separated operators to generate (default: every catalog entry)")
+	newest := flag.String("newest-crds", "", "instead of generating, copy the CRD files of each mirrored operator's newest release into this directory, <operator>/<tag>/*.yaml")
 	flag.Parse()
 	cat, err := readCatalog(*catFile)
 	if err != nil {
@@ -46,15 +47,19 @@ func main() {
 		}
 	}
 	bad, done := 0, 0
+	selected := len(want) > 0
 	for i := range cat.Operators {
 		e := &cat.Operators[i]
-		if len(want) > 0 && !want[e.Name] {
+		if selected && !want[e.Name] {
 			continue
 		}
 		delete(want, e.Name)
 		var files map[string][]byte
 		switch e.Source {
 		case "dir":
+			if *newest != "" {
+				continue // already laid out as a directory of CRDs
+			}
 			dir := filepath.Join(*crds, e.Name)
 			if _, err := os.Stat(dir); err != nil {
 				fmt.Printf("%s: skipped, %s not found\n", e.Name, dir)
@@ -64,7 +69,15 @@ func main() {
 		case "mirror":
 			gitDir := filepath.Join(*mirrors, e.Mirror, "repo")
 			if _, err := os.Stat(gitDir); err != nil {
-				fmt.Printf("%s: skipped, mirror %s not found (git clone --bare https://%s %s)\n", e.Name, gitDir, e.Repository, gitDir)
+				fmt.Printf("%s: skipped, mirror %s not found (git clone --mirror https://%s %s)\n", e.Name, gitDir, e.Repository, gitDir)
+				continue
+			}
+			if *newest != "" {
+				tag, err := writeNewest(e, newMirror(gitDir), *newest)
+				if err != nil {
+					fail(fmt.Errorf("%s: %v", e.Name, err))
+				}
+				fmt.Printf("%s: the CRDs of %s written to %s\n", e.Name, tag, filepath.Join(*newest, e.Name, tag))
 				continue
 			}
 			files, err = generateMirror(e, newMirror(gitDir))
@@ -85,6 +98,9 @@ func main() {
 	}
 	for n := range want {
 		fail(fmt.Errorf("operator %q is not in %s", n, *catFile))
+	}
+	if *newest != "" {
+		return
 	}
 	pages, err := docPages(*out)
 	if err != nil {
@@ -198,7 +214,7 @@ func generate(dir, op, source string) (map[string][]byte, error) {
 		points = append(points, tag)
 		prev = p
 	}
-	b, err := indexFile(&entry{Name: op, Repository: source}, rels, points)
+	b, err := indexFile(&entry{Name: op, Repository: source}, rels, points, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -207,13 +223,13 @@ func generate(dir, op, source string) (map[string][]byte, error) {
 }
 
 // indexFile lists every release checked and the change point in force for it.
-func indexFile(e *entry, rels []release, points []string) ([]byte, error) {
+func indexFile(e *entry, rels []release, points []string, hooks []operators.Webhook) ([]byte, error) {
 	source := e.Repository
 	if len(e.Paths) > 0 {
 		source = e.describe()
 	}
 	ix := operators.Index{APIVersion: operators.APIVersion, Kind: operators.KindIndex, Operator: e.Name,
-		Source: source + " (every release below was checked)"}
+		Source: source + " (every release below was checked)", Webhooks: hooks}
 	for _, r := range rels {
 		pv := ""
 		for _, pt := range points {

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
 	"path"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -182,7 +184,13 @@ func generateMirror(e *entry, m *mirror) (map[string][]byte, error) {
 		points = append(points, r.tag)
 		prev = p
 	}
-	b, err := indexFile(e, rels, points)
+	var hooks []operators.Webhook
+	if e.Webhooks.File != "" {
+		if hooks, err = webhooks(e, m, rels); err != nil {
+			return nil, err
+		}
+	}
+	b, err := indexFile(e, rels, points, hooks)
 	if err != nil {
 		return nil, err
 	}
@@ -197,4 +205,46 @@ func skipped(globs []string, base string) bool {
 		}
 	}
 	return false
+}
+
+// writeNewest copies the CRD files of the entry's newest release into
+// <dir>/<name>/<tag>/, the layout of a directory source, so that checks run
+// on the upstream files themselves rather than on a profile.
+func writeNewest(e *entry, m *mirror, dir string) (string, error) {
+	rels, err := m.releases(&e.Tags)
+	if err != nil {
+		return "", err
+	}
+	tag := rels[len(rels)-1].tag
+	tree, err := m.files(tag, e.pathAt(tag))
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, e.Name, tag)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return "", err
+	}
+	seen := map[string]string{}
+	for _, f := range tree {
+		c, err := m.crds(tag, f)
+		if err != nil {
+			return "", err
+		}
+		if len(c) == 0 {
+			continue // no CustomResourceDefinition in it
+		}
+		base := path.Base(f.path)
+		if other, ok := seen[base]; ok {
+			return "", fmt.Errorf("%s: %s and %s have the same file name", tag, other, f.path)
+		}
+		seen[base] = f.path
+		data, err := m.git("cat-file", "blob", f.blob)
+		if err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(out, base), data, 0o644); err != nil {
+			return "", err
+		}
+	}
+	return tag, nil
 }

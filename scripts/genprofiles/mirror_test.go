@@ -196,3 +196,115 @@ func TestCatalog(t *testing.T) {
 		t.Errorf("%d shipped operators, %d in the catalog", len(dirs), len(c.Operators))
 	}
 }
+
+// webhookManifest is an install manifest with mutating webhooks: each name
+// matches resources of example.com, and "mpod" matches Pods.
+func webhookManifest(hooks map[string]string) string {
+	var b strings.Builder
+	b.WriteString("apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: m}\nwebhooks:\n")
+	var names []string
+	for n := range hooks {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, "  - name: %s\n    rules:\n      - {apiGroups: [example.com], apiVersions: [v1], resources: [%s], operations: [CREATE, UPDATE]}\n", n, hooks[n])
+	}
+	b.WriteString("  - name: mpod\n    rules:\n      - {apiGroups: [\"\"], apiVersions: [v1], resources: [pods], operations: [CREATE]}\n")
+	b.WriteString("---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: v}\nwebhooks:\n  - name: vgizmo\n    rules:\n      - {apiGroups: [example.com], apiVersions: [v1], resources: [gizmos], operations: [CREATE]}\n")
+	return b.String()
+}
+
+// The webhooks of the operator's groups are recorded per run of releases
+// over which their rules stay the same; others (Pods, validating) are not.
+func TestWebhooks(t *testing.T) {
+	const file = "config/webhook/manifests.yaml"
+	crd := gizmoCRD("example.com", "Slow")
+	trees := map[string]map[string]string{
+		"v1.0.0": {"crds/gizmos.yaml": crd},
+		"v1.1.0": {"crds/gizmos.yaml": crd, file: webhookManifest(map[string]string{"mgizmo": "gizmos"})},
+		"v1.2.0": {"crds/gizmos.yaml": crd, file: webhookManifest(map[string]string{"mgizmo": "gizmos", "mwidget": "widgets"})},
+		"v1.3.0": {"crds/gizmos.yaml": crd, file: webhookManifest(map[string]string{"mgizmo": "gizmos/scale", "mwidget": "widgets"})},
+	}
+	git := testMirror(t, []string{"v1.0.0", "v1.1.0", "v1.2.0", "v1.3.0"}, trees)
+	e := entry{Name: "gizmo", Repository: "github.com/example/gizmo", Groups: []string{"example.com"}, Source: "mirror", Mirror: "example+gizmo",
+		Tags:     tagFilter{Pattern: `^v[0-9]+\.[0-9]+\.[0-9]+$`, From: "v1.0.0", To: "v1.3.0"},
+		Paths:    []pathSpec{{From: "v1.0.0", Dir: "crds"}},
+		Webhooks: webhookSrc{File: file},
+	}
+	if err := e.validate(); err != nil {
+		t.Fatal(err)
+	}
+	m := newMirror(git)
+	rels, err := m.releases(&e.Tags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks, err := webhooks(&e, m, rels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range hooks {
+		got = append(got, fmt.Sprintf("%s %s..%s %v", h.Name, h.From, h.To, h.Rules[0].Resources))
+	}
+	want := "mgizmo v1.1.0..v1.2.0 [gizmos], mgizmo v1.3.0..v1.3.0 [gizmos/scale], mwidget v1.2.0..v1.3.0 [widgets]"
+	if strings.Join(got, ", ") != want {
+		t.Errorf("webhooks:\n got %s\nwant %s", strings.Join(got, ", "), want)
+	}
+	// The index carries them, and the store reads them back.
+	files, err := generateMirror(&e, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := operators.ParseIndex("index.yaml", files["index.yaml"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ix.Webhooks) != 3 || ix.Webhooks[0].File != file || ix.Webhooks[0].Rules[0].Operations[1] != "UPDATE" {
+		t.Errorf("index webhooks: %+v", ix.Webhooks)
+	}
+	// A file at no release is a mistake in the catalog, not an absence.
+	e.Webhooks.File = "config/webhooks/manifests.yaml"
+	if _, err := webhooks(&e, m, rels); err == nil || !strings.Contains(err.Error(), "config/webhooks/manifests.yaml is at none of the releases v1.0.0..v1.3.0") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+// -newest-crds copies the CRD files of the newest release in range, laid
+// out as a directory source, and leaves out files that hold no CRD.
+func TestWriteNewest(t *testing.T) {
+	old, newer := gizmoCRD("example.com", "Slow"), gizmoCRD("example.com", "Fast")
+	trees := map[string]map[string]string{
+		"v1.0.0": {"crds/gizmos.yaml": old},
+		"v1.1.0": {"crds/sub/gizmos.yaml": newer, "crds/kustomization.yaml": "resources: [sub/gizmos.yaml]\n"},
+		"v1.2.0": {"crds/sub/gizmos.yaml": old},
+	}
+	git := testMirror(t, []string{"v1.0.0", "v1.1.0", "v1.2.0"}, trees)
+	e := entry{Name: "gizmo", Repository: "github.com/example/gizmo", Groups: []string{"example.com"}, Source: "mirror", Mirror: "example+gizmo",
+		Tags:  tagFilter{Pattern: `^v[0-9]+\.[0-9]+\.[0-9]+$`, From: "v1.0.0", To: "v1.1.0"},
+		Paths: []pathSpec{{From: "v1.0.0", Dir: "crds", Recursive: true, Skip: []string{"kustomization.yaml"}}},
+	}
+	if err := e.validate(); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	tag, err := writeNewest(&e, newMirror(git), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tag != "v1.1.0" {
+		t.Errorf("newest release: %s, want v1.1.0 (v1.2.0 is after the range)", tag)
+	}
+	got, err := filepath.Glob(filepath.Join(dir, "*", "*", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(dir, "gizmo", "v1.1.0", "gizmos.yaml")
+	if len(got) != 1 || got[0] != want {
+		t.Fatalf("files: %v, want %s", got, want)
+	}
+	if b, err := os.ReadFile(want); err != nil || string(b) != newer {
+		t.Errorf("%s: %v\n%s", want, err, b)
+	}
+}

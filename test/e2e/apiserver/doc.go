@@ -27,9 +27,14 @@
 // Secrets Operator v2.2.0, v2.5.0, v2.7.0, v2.9.0 and cert-manager v1.19.0,
 // v1.19.1 from ../shared/crds (skipped with a message when absent); the
 // newest releases of Gateway API (standard and experimental channels),
-// prometheus-operator, CloudNativePG and Kyverno, with CRDs built in the test
-// from the shipped profiles and realistic manifests (HTTPRoute, GRPCRoute,
-// ServiceMonitor, Prometheus, Cluster with managed roles, ClusterPolicy); two
+// prometheus-operator, CloudNativePG, Kyverno, Envoy Gateway, the
+// OpenTelemetry operator, Argo Rollouts, Crossplane, the Grafana operator,
+// KEDA and Karpenter, with CRDs built in the test from the shipped profiles
+// and realistic manifests (HTTPRoute, GRPCRoute, ServiceMonitor, Prometheus,
+// Cluster with managed roles, ClusterPolicy, SecurityPolicy with ext-auth
+// backends, BackendTrafficPolicy, OpenTelemetryCollector, Rollout with an
+// AnalysisTemplate, Provider, ImageConfig, Composition, GrafanaDashboard,
+// GrafanaAlertRuleGroup, ScaledObject, ScaledJob, NodePool); two
 // corrupted user profiles that must fail; and the 'check' and 'profiles
 // extract --from-cluster' commands run through a kubeconfig, errors included.
 //

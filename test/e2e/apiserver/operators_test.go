@@ -15,7 +15,8 @@ type shippedKind struct {
 }
 
 // testOperators: Gateway API (both channels), prometheus-operator,
-// CloudNativePG and Kyverno. The CRDs of each operator's newest release are
+// CloudNativePG, Kyverno, Envoy Gateway, the OpenTelemetry operator, Argo
+// Rollouts, Crossplane, the Grafana operator, KEDA and Karpenter. The CRDs of each operator's newest release are
 // built in the test from the shipped profile (every default at its path)
 // and from the objects' own fields, never copied from upstream; the objects
 // are realistic manifests as users write them. Every diff mode must be
@@ -32,6 +33,13 @@ func testOperators(t *testing.T, s *server, a *argo) {
 		{"prom", "prometheus-operator", "0.93.0", "prometheus-operator/v0.93.0.yaml", []shippedKind{{"ServiceMonitor", "servicemonitors", ns}, {"Prometheus", "prometheuses", ns}}},
 		{"cnpg", "cloudnative-pg", "1.30.0", "cloudnative-pg/v1.30.0.yaml", []shippedKind{{"Cluster", "clusters", ns}}},
 		{"kyverno", "kyverno", "1.19.0", "kyverno/v1.19.0.yaml", []shippedKind{{"ClusterPolicy", "clusterpolicies", cl}}},
+		{"eg", "envoy-gateway", "1.9.0", "envoy-gateway/v1.9.0.yaml", []shippedKind{{"SecurityPolicy", "securitypolicies", ns}, {"BackendTrafficPolicy", "backendtrafficpolicies", ns}}},
+		{"otel", "opentelemetry-operator", "0.158.0", "opentelemetry-operator/v0.157.0.yaml", []shippedKind{{"OpenTelemetryCollector", "opentelemetrycollectors", ns}}},
+		{"rollouts", "argo-rollouts", "1.9.1", "argo-rollouts/v1.9.0.yaml", []shippedKind{{"Rollout", "rollouts", ns}, {"AnalysisTemplate", "analysistemplates", ns}}},
+		{"xp", "crossplane", "2.3.4", "crossplane/v2.2.0.yaml", []shippedKind{{"Provider", "providers", cl}, {"ImageConfig", "imageconfigs", cl}, {"Composition", "compositions", cl}}},
+		{"grafana", "grafana-operator", "5.24.0", "grafana-operator/v5.24.0.yaml", []shippedKind{{"GrafanaDashboard", "grafanadashboards", ns}, {"GrafanaAlertRuleGroup", "grafanaalertrulegroups", ns}}},
+		{"keda", "keda", "2.20.2", "keda/v2.20.0.yaml", []shippedKind{{"ScaledObject", "scaledobjects", ns}, {"ScaledJob", "scaledjobs", ns}}},
+		{"karpenter", "karpenter", "1.14.1", "karpenter/v1.14.0.yaml", []shippedKind{{"NodePool", "nodepools", cl}}},
 	} {
 		t.Run(c.operator+"@"+c.release, func(t *testing.T) {
 			objects := filepath.Join("testdata", "operators", c.operator+".yaml")

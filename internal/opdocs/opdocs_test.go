@@ -1,0 +1,73 @@
+package opdocs
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+)
+
+const acmeProfile = `apiVersion: cmp-defaults.io/v1alpha1
+kind: OperatorProfile
+operator: acme
+version: v1.0.0
+resources:
+  - group: acme.io
+    version: v1
+    kind: Thing
+    defaults:
+      - path: .spec.mode
+        type: string
+        value: Slow
+`
+
+const acmeIndex = `apiVersion: cmp-defaults.io/v1alpha1
+kind: OperatorIndex
+operator: acme
+releases:
+  - {version: v1.0.0, profile: v1.0.0}
+  - {version: v1.1.0, profile: v1.0.0}
+webhooks:
+  - name: mthing.acme.io
+    from: v1.1.0
+    to: v1.1.0
+    file: config/webhook/manifests.yaml
+    rules: [{apiGroups: [acme.io], apiVersions: [v1], resources: [things], operations: [CREATE, UPDATE]}]
+`
+
+// A page names the webhooks the index records and says that what they
+// write is not filled when no profile has a mutation rule, and how many
+// fields are filled when one has.
+func TestWebhookSection(t *testing.T) {
+	for _, c := range []struct {
+		profile string
+		want    []string
+	}{
+		{acmeProfile, []string{
+			"## Mutating webhooks",
+			"**Not covered:** what these webhooks write.",
+			"| `mthing.acme.io` | v1.1.0 | `acme.io/v1 things` on CREATE, UPDATE |",
+		}},
+		{acmeProfile + "    mutations:\n      - path: .spec.tier\n        value: gold\n", []string{
+			"The newest profile fills 1 field(s) these webhooks write",
+		}},
+	} {
+		st, err := operators.Load(operators.LoadOptions{Embedded: fstest.MapFS{
+			"acme/v1.0.0.yaml": {Data: []byte(c.profile)},
+			"acme/index.yaml":  {Data: []byte(acmeIndex)},
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := Page(st, "acme")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(string(page), w) {
+				t.Errorf("page lacks %q:\n%s", w, page)
+			}
+		}
+	}
+}
