@@ -18,6 +18,9 @@ go vet ./...
 # staticcheck, pinned, fetched through the Go module proxy (its own module graph,
 # nothing added to go.mod); default checks.
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+# The GitHub workflows (release), checked by actionlint, pinned, from the module proxy.
+go run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
+# Includes go test ./scripts/image: builds the image twice (linux/amd64 and linux/arm64).
 go test -count=1 ./...
 # Parallel runs in one process must not share mutable state.
 go test -count=1 -race -run 'TestConcurrentRenders' ./cmd/cmp-defaults
