@@ -5,6 +5,7 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -261,14 +262,8 @@ func TestKustomizeOverlay(t *testing.T) {
 	if k.Namespace != "argocd" {
 		t.Errorf("namespace %q, want argocd", k.Namespace)
 	}
-	var tag string
-	for _, img := range k.Images {
-		if img.Name == imageName {
-			tag = img.NewTag
-		}
-	}
-	if tag == "" {
-		t.Fatalf("images: no newTag for %s", imageName)
+	if len(k.Images) > 0 {
+		t.Errorf("images %+v: the component pins the release's image; an override here would change it", k.Images)
 	}
 
 	k.Resources = []string{"../" + argoFixture} // stand-in for install.yaml
@@ -278,7 +273,7 @@ func TestKustomizeOverlay(t *testing.T) {
 	if got.Namespace != "argocd" {
 		t.Errorf("namespace %q", got.Namespace)
 	}
-	checkPod(t, fixture(t, argoFixture), got, imageName+":"+tag)
+	checkPod(t, fixture(t, argoFixture), got, pinnedImage(t))
 }
 
 // The component added to someone's own Argo CD kustomization, for each
@@ -287,14 +282,88 @@ func TestKustomizeComponent(t *testing.T) {
 	for _, base := range argoFixtures {
 		t.Run(path.Base(base), func(t *testing.T) {
 			fs := memFS(t, componentDir, base)
-			writeKustomization(t, fs, "/user", &types.Kustomization{
+			user := &types.Kustomization{
 				TypeMeta:   types.TypeMeta{APIVersion: types.KustomizationVersion, Kind: types.KustomizationKind},
 				Resources:  []string{"../" + base},
 				Components: []string{"../" + componentDir},
-				Images:     []types.Image{{Name: imageName, NewTag: "v9.8.7"}},
-			})
+			}
+			writeKustomization(t, fs, "/user", user)
+			checkPod(t, fixture(t, base), build(t, fs, "/user"), pinnedImage(t))
+
+			// The image can still be overridden the usual way.
+			user.Images = []types.Image{{Name: imageName, NewTag: "v9.8.7"}}
+			writeKustomization(t, fs, "/user", user)
 			checkPod(t, fixture(t, base), build(t, fs, "/user"), imageName+":v9.8.7")
 		})
+	}
+}
+
+// pinnedImage is the image the component deploys: this release's, by a
+// release tag, never a placeholder.
+func pinnedImage(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(componentDir, "repo-server-sidecar.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d appsv1.Deployment
+	if err := yaml.Unmarshal(data, &d); err != nil {
+		t.Fatal(err)
+	}
+	c := container(&d.Spec.Template.Spec, sidecarName)
+	if c == nil {
+		t.Fatalf("component: no container %s", sidecarName)
+	}
+	_, tag, ok := strings.Cut(c.Image, imageName+":")
+	if !ok || !releaseTag.MatchString(tag) {
+		t.Fatalf("component image %q: want %s:vX.Y.Z, the release this file belongs to", c.Image, imageName)
+	}
+	return c.Image
+}
+
+var releaseTag = regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+$`)
+
+// TestReleasePin runs in the release workflow with the tag being released:
+// deploy/ must deploy that very image.
+func TestReleasePin(t *testing.T) {
+	tag := os.Getenv("RELEASE_TAG")
+	if tag == "" {
+		t.Skip("RELEASE_TAG not set (the release workflow sets it)")
+	}
+	if got := pinnedImage(t); got != imageName+":"+tag {
+		t.Errorf("deploy/ pins %s, but the release is %s: set the image in deploy/kustomize/component, deploy/helm/values.yaml and the docs' VERSION to %s before tagging", got, tag, tag)
+	}
+}
+
+// The install commands name the pinned release, so that following them
+// literally installs a published image; no placeholder is left.
+func TestInstallDocsPin(t *testing.T) {
+	_, tag, _ := strings.Cut(pinnedImage(t), ":")
+	refs := regexp.MustCompile("\\?ref=([^\"\\s)\\]`]+)|VERSION=(\\S+)|cmp-defaults/cmp-defaults/(v[^/]+)/|cmp-defaults:(v[0-9A-Za-z.-]*[0-9A-Za-z])")
+	for _, f := range []string{"../README.md", "../docs/install.md", "kustomize/kustomization.yaml", "kustomize/component/kustomization.yaml", "helm/values.yaml"} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, m := range refs.FindAllStringSubmatch(string(data), -1) {
+			got := m[1] + m[2] + m[3] + m[4]
+			if got == "${VERSION}" || got == "$VERSION" {
+				continue
+			}
+			n++
+			if got != tag {
+				t.Errorf("%s: %q names %s, but deploy/ pins %s", f, m[0], got, tag)
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s names no release (want %s)", f, tag)
+		}
+		for _, ph := range []string{"<tag>", ":TAG", "newTag: TAG"} {
+			if strings.Contains(string(data), ph) {
+				t.Errorf("%s still has the placeholder %q", f, ph)
+			}
+		}
 	}
 }
 
@@ -325,20 +394,15 @@ func TestHelmValues(t *testing.T) {
 	}
 	hc := v.RepoServer.ExtraContainers[0]
 
-	// The Kustomize result, with the same image tag as the Helm values.
-	_, tag, ok := strings.Cut(hc.Image, imageName+":")
-	if !ok || tag == "" {
-		t.Fatalf("helm image %q: want %s:<tag>", hc.Image, imageName)
-	}
+	// The Kustomize result: the same container, the same pinned image.
 	fs := memFS(t, componentDir, argoFixture)
 	writeKustomization(t, fs, "/user", &types.Kustomization{
 		Resources:  []string{"../" + argoFixture},
 		Components: []string{"../" + componentDir},
-		Images:     []types.Image{{Name: imageName, NewTag: tag}},
 	})
 	base := fixture(t, argoFixture)
 	built := build(t, fs, "/user")
-	kc := checkPod(t, base, built, hc.Image)
+	kc := checkPod(t, base, built, pinnedImage(t))
 
 	if !reflect.DeepEqual(hc, *kc) {
 		h, _ := yaml.Marshal(hc)

@@ -1,6 +1,7 @@
 // Package deploy holds no code: its tests check the install manifests next to it
-// (kustomize/, helm/values.yaml) and the Dockerfile at the repository root.
+// (kustomize/, helm/values.yaml): the sidecar they add, the release image they pin,
+// and that the install docs name that release. The image itself is built and
+// tested by scripts/image.
 //
-//	go test ./deploy                 # manifests and Dockerfile (fast)
-//	go test ./deploy -run Binary -v  # also builds the image's static binary and reports its size
+//	go test ./deploy
 package deploy

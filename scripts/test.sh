@@ -8,10 +8,19 @@ if [ -x scripts/install-helm.sh ]; then
   ./scripts/install-helm.sh >/dev/null
   export HELM_BIN="$PWD/bin/helm"
 fi
+# go.mod and go.sum are exactly what 'go mod tidy' writes (direct requirements
+# marked direct, nothing missing or stale), here and in the e2e modules.
+tidy() { (cd "$1" && GOTOOLCHAIN="${2:-${GOTOOLCHAIN:-auto}}" go mod tidy -diff) || { echo "$1: go.mod/go.sum are not tidy: run 'go mod tidy' there" >&2; exit 1; }; }
+tidy .
+for m in test/e2e/apiserver test/e2e/cmp-v2; do tidy "$m"; done
+tidy test/e2e/cmp-v3 go1.27.3
 go vet ./...
 # staticcheck, pinned, fetched through the Go module proxy (its own module graph,
 # nothing added to go.mod); default checks.
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+# The GitHub workflows (release), checked by actionlint, pinned, from the module proxy.
+go run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
+# Includes go test ./scripts/image: builds the image twice (linux/amd64 and linux/arm64).
 go test -count=1 ./...
 # Parallel runs in one process must not share mutable state.
 go test -count=1 -race -run 'TestConcurrentRenders' ./cmd/cmp-defaults

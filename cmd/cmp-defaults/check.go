@@ -91,6 +91,6 @@ Exit codes: 0 a profile was learned, 1 error or nothing to learn, 2 usage.`,
 	f.StringVar(&o.As, "as", "", "operator name and version of the learned profile, NAME@VERSION (e.g. prod-webhooks@2026.12.1)")
 	f.StringVar(&o.LearnedAt, "learned-at", "", "time recorded in the profile, RFC 3339 or 'now' (default $SOURCE_DATE_EPOCH; none: no time, reproducible output)")
 	f.StringVar(&o.Report, "report", "", "also write the report as JSON to FILE")
-	f.StringVar(&o.Write, "write", "", "write DIR/NAME/VERSION.yaml instead of printing the profile")
+	f.StringVar(&o.Write, "write", "", "write DIR/NAME_VERSION.yaml (a flat profiles directory, ready for kubectl create configmap --from-file) instead of printing the profile")
 	return cmd
 }

@@ -102,7 +102,7 @@ operator (repeatable); without it every CRD of the cluster goes into the profile
 	f := cmd.Flags()
 	f.StringVar(&o.Operator, "operator", "", "operator name (lower case), or NAME@VERSION as elsewhere, e.g. external-secrets@2.5.0")
 	f.StringVar(&o.Version, "version", "", "operator release the CRDs belong to, e.g. 2.5.0 (or give --operator NAME@VERSION)")
-	f.StringVar(&o.Write, "write", "", "write DIR/OPERATOR/VERSION.yaml instead of printing")
+	f.StringVar(&o.Write, "write", "", "write DIR/OPERATOR_VERSION.yaml (a flat profiles directory, ready for kubectl create configmap --from-file) instead of printing")
 	f.BoolVar(&o.FromCluster, "from-cluster", false, "read the CRDs from a live cluster instead of files (with --kubeconfig, --context, --group)")
 	addCluster(f, &o.Cluster)
 	f.StringSliceVar(&o.Groups, "group", nil, "with --from-cluster: only CRDs of this API group (repeatable, or comma-separated; default: every CRD)")

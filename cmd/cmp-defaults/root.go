@@ -47,10 +47,18 @@ It runs as an Argo CD Config Management Plugin ('generate') and as a local CLI.`
 var version = ""
 
 func buildVersion() string {
-	if version != "" {
-		return version
+	bi, _ := debug.ReadBuildInfo()
+	return versionOf(version, bi)
+}
+
+// versionOf is the version set with -ldflags, else the main module's version
+// from the build info (what 'go install .../cmd/cmp-defaults@v1.2.3' records),
+// else "dev".
+func versionOf(ldflags string, bi *debug.BuildInfo) string {
+	if ldflags != "" {
+		return ldflags
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+	if bi != nil && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
 	return "dev"

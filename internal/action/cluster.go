@@ -101,7 +101,7 @@ type Learn struct {
 	As        string // NAME@VERSION of the learned profile
 	LearnedAt string // RFC 3339 or "now"; default $SOURCE_DATE_EPOCH, else none
 	Report    string // also write the report as JSON here
-	Write     string // write DIR/NAME/VERSION.yaml instead of printing
+	Write     string // write DIR/NAME_VERSION.yaml instead of printing
 	Format    string // yaml or json
 }
 

@@ -83,7 +83,7 @@ type Extract struct {
 	FromCluster       bool
 	Cluster           cluster.Options
 	Groups            []string // with FromCluster: only these API groups
-	Write             string   // write DIR/OPERATOR/VERSION.yaml instead of printing
+	Write             string   // write DIR/OPERATOR_VERSION.yaml instead of printing
 }
 
 func (x *Extract) Run(env *Env) error {

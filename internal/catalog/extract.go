@@ -95,7 +95,7 @@ func Extract(op, ver string, crds *CRDs) (*Extracted, error) {
 }
 
 // Write prints the profile on out, or with dir writes it to
-// DIR/OPERATOR/VERSION.yaml and says so on errw.
+// DIR/OPERATOR_VERSION.yaml and says so on errw.
 func (x *Extracted) Write(out, errw io.Writer, dir string) error {
 	if dir == "" {
 		_, err := out.Write(x.YAML)

@@ -60,7 +60,7 @@ func TestExtractFromFiles(t *testing.T) {
 	if stdout.Len() != 0 || !strings.Contains(errw.String(), "1 kind version(s), 1 default(s), from 1 CRD(s)") {
 		t.Errorf("stdout %q, stderr %q", stdout.String(), errw.String())
 	}
-	files, _ := filepath.Glob(filepath.Join(out, "acme", "*.yaml"))
+	files, _ := filepath.Glob(filepath.Join(out, "acme_*.yaml"))
 	if len(files) != 1 || !strings.Contains(errw.String(), "wrote "+files[0]+":") {
 		t.Fatalf("written %v; stderr %q", files, errw.String())
 	}

@@ -13,7 +13,7 @@ import (
 type Output struct {
 	JSON   bool   // the profile as JSON instead of YAML
 	Report string // also write the report as JSON to this file
-	Write  string // write DIR/NAME/VERSION.yaml instead of printing the profile
+	Write  string // write DIR/NAME_VERSION.yaml instead of printing the profile
 }
 
 // Write prints the report as text on errw (and as JSON to o.Report), then

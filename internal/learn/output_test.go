@@ -41,7 +41,7 @@ func TestWrite(t *testing.T) {
 	if err := Write(&out, &errw, rep, p, Output{Write: dir}); err != nil {
 		t.Fatal(err)
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "prod-webhooks", "*.yaml"))
+	files, _ := filepath.Glob(filepath.Join(dir, "prod-webhooks_*.yaml"))
 	if out.Len() != 0 || len(files) != 1 || !strings.Contains(errw.String(), "wrote "+files[0]+": ") {
 		t.Errorf("stdout %q, files %v, stderr:\n%s", out.String(), files, errw.String())
 	}

@@ -3,7 +3,7 @@
 #   test/e2e/cmp-v2  Argo CD v2.14.21, with this machine's Go (go.mod: go 1.26)
 #   test/e2e/cmp-v3  Argo CD v3.6.1, which needs Go 1.27: GOTOOLCHAIN=go1.27.3 for that module only
 #
-# The cmp-defaults binary is built once, like the image builds it (Dockerfile), and shared by
+# The cmp-defaults binary is built once, like the image builds it (scripts/image), and shared by
 # both modules through CMP_DEFAULTS_BIN. Extra arguments go to `go test` (e.g. -run TestGenerate -v).
 # Exits non-zero if the build or any test fails; prints go test's summary lines.
 set -uo pipefail
@@ -19,7 +19,7 @@ status=0
 summary=()
 
 start=$SECONDS
-echo "== build cmp-defaults (CGO_ENABLED=0 -trimpath -ldflags '-s -w', as in the Dockerfile)"
+echo "== build cmp-defaults (CGO_ENABLED=0 -trimpath -ldflags '-s -w', as in the image)"
 if ! (cd "$root" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/cmp-defaults" ./cmd/cmp-defaults); then
 	echo "FAIL: building cmp-defaults" >&2
 	exit 1

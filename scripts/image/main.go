@@ -1,0 +1,337 @@
+// Command image builds the cmp-defaults sidecar image without a container
+// engine, reproducibly: the same commit (and Go toolchain) gives the same
+// digest.
+//
+//	go run ./scripts/image -o DIR
+//
+// writes DIR/oci, an OCI image layout whose index.json names one image index
+// (linux/amd64 and linux/arm64), and DIR/image-linux-amd64.tar for
+// 'docker load'. The image has one layer on an empty base: the static binary
+// at /usr/local/bin/cmp-defaults, plugin.yaml where argocd-cmp-server reads it,
+// /etc/passwd and /etc/group naming uid/gid 999, and a sticky world-writable
+// /tmp. Its entrypoint, argocd-cmp-server, is not in the image: Argo CD's
+// repo-server copies it into the shared var-files volume at /var/run/argocd.
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+)
+
+const (
+	Repository   = "ghcr.io/cmp-defaults/cmp-defaults"
+	Source       = "https://github.com/cmp-defaults/cmp-defaults"
+	Binary       = "/usr/local/bin/cmp-defaults"
+	PluginConfig = "/home/argocd/cmp-server/config/plugin.yaml"
+	Entrypoint   = "/var/run/argocd/argocd-cmp-server"
+	User         = "999:999" // Argo CD's uid: the CMP server shares the plugins socket volume with repo-server
+	// Licenses is the SPDX expression of the org.opencontainers.image.licenses
+	// label. The repository has no license file yet: change this with it.
+	Licenses = "NOASSERTION"
+	// Path is the only environment variable: plugin.yaml runs "cmp-defaults".
+	Path = "PATH=/usr/local/bin"
+)
+
+// Platforms are the image index's platforms; the docker tarball holds the first.
+var Platforms = []v1.Platform{{OS: "linux", Architecture: "amd64"}, {OS: "linux", Architecture: "arm64"}}
+
+// Options say what to build; zero values are read from the git checkout.
+type Options struct {
+	Root     string // repository root
+	Out      string // output directory
+	Version  string // the version the binary reports and the image's tag; default: git describe
+	Revision string // the commit; default: git rev-parse HEAD
+	Created  time.Time
+	Log      io.Writer
+}
+
+// Result names what was written.
+type Result struct {
+	Digest  v1.Hash // of the image index
+	Tag     string
+	Layout  string
+	Tarball string
+}
+
+func main() {
+	var o Options
+	var epoch string
+	flag.StringVar(&o.Out, "o", "", "output directory (required); DIR/oci and DIR/image-linux-amd64.tar are written")
+	flag.StringVar(&o.Version, "version", "", "version the binary reports and the image tag (default: git describe --tags --always --dirty)")
+	flag.StringVar(&o.Revision, "revision", "", "source revision label (default: git rev-parse HEAD)")
+	flag.StringVar(&epoch, "source-date-epoch", os.Getenv("SOURCE_DATE_EPOCH"), "timestamp of every file and of the image, in Unix seconds (default: $SOURCE_DATE_EPOCH, else the commit time)")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./scripts/image -o DIR [flags]\n\nBuilds the cmp-defaults image (linux/amd64, linux/arm64) without a container engine.\n\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if o.Out == "" || flag.NArg() > 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if epoch != "" {
+		sec, err := strconv.ParseInt(epoch, 10, 64)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "image: source date epoch %q is not Unix seconds\n", epoch)
+			os.Exit(2)
+		}
+		o.Created = time.Unix(sec, 0).UTC()
+	}
+	root, err := repoRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "image:", err)
+		os.Exit(1)
+	}
+	o.Root, o.Log = root, os.Stderr
+	res, err := Build(o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "image:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("%s@%s\n%s\n%s\n", res.Tag, res.Digest, res.Layout, res.Tarball)
+}
+
+// repoRoot is the directory of the main module's go.mod.
+func repoRoot() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %v", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", errors.New("run it inside the cmp-defaults repository: go run ./scripts/image -o DIR")
+	}
+	return filepath.Dir(gomod), nil
+}
+
+// Build writes the image layout and the amd64 docker tarball under o.Out.
+func Build(o Options) (*Result, error) {
+	if err := o.fromGit(); err != nil {
+		return nil, err
+	}
+	tag, err := name.NewTag(Repository + ":" + tagOf(o.Version))
+	if err != nil {
+		return nil, fmt.Errorf("image tag for version %q: %v", o.Version, err)
+	}
+	plugin, err := os.ReadFile(filepath.Join(o.Root, "plugin.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "cmp-defaults-image")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+
+	var adds []mutate.IndexAddendum
+	for _, p := range Platforms {
+		bin := filepath.Join(tmp, "cmp-defaults-"+p.Architecture)
+		if err := o.goBuild(p, bin); err != nil {
+			return nil, err
+		}
+		img, err := o.image(p, bin, plugin)
+		if err != nil {
+			return nil, fmt.Errorf("%s/%s: %v", p.OS, p.Architecture, err)
+		}
+		adds = append(adds, mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: &p}})
+	}
+	idx := mutate.AppendManifests(mutate.IndexMediaType(empty.Index, types.OCIImageIndex), adds...)
+	idx = mutate.Annotations(idx, o.labels()).(v1.ImageIndex)
+	digest, err := idx.Digest()
+	if err != nil {
+		return nil, err
+	}
+
+	res := &Result{Digest: digest, Tag: tag.String(), Layout: filepath.Join(o.Out, "oci"), Tarball: filepath.Join(o.Out, "image-linux-amd64.tar")}
+	if err := os.RemoveAll(res.Layout); err != nil {
+		return nil, err
+	}
+	lp, err := layout.Write(res.Layout, empty.Index)
+	if err != nil {
+		return nil, err
+	}
+	if err := lp.AppendIndex(idx, layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": tag.TagStr()})); err != nil {
+		return nil, fmt.Errorf("writing %s: %v", res.Layout, err)
+	}
+	if err := tarball.WriteToFile(res.Tarball, tag, adds[0].Add.(v1.Image)); err != nil {
+		return nil, fmt.Errorf("writing %s: %v", res.Tarball, err)
+	}
+	return res, nil
+}
+
+// fromGit fills the version, revision and time the caller left out from the
+// checkout, so that a commit always yields the same image.
+func (o *Options) fromGit() error {
+	git := func(args ...string) (string, error) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = o.Root
+		out, err := cmd.Output()
+		if err != nil {
+			return "", fmt.Errorf("git %s: %v (build from a git checkout, or give -version, -revision and -source-date-epoch)", strings.Join(args, " "), err)
+		}
+		return strings.TrimSpace(string(out)), nil
+	}
+	var err error
+	if o.Version == "" {
+		if o.Version, err = git("describe", "--tags", "--always", "--dirty"); err != nil {
+			return err
+		}
+	}
+	if o.Revision == "" {
+		if o.Revision, err = git("rev-parse", "HEAD"); err != nil {
+			return err
+		}
+	}
+	if o.Created.IsZero() {
+		ct, err := git("log", "-1", "--format=%ct", "HEAD")
+		if err != nil {
+			return err
+		}
+		sec, err := strconv.ParseInt(ct, 10, 64)
+		if err != nil {
+			return fmt.Errorf("commit time %q: %v", ct, err)
+		}
+		o.Created = time.Unix(sec, 0).UTC()
+	}
+	return nil
+}
+
+// tagOf makes a version a valid image tag ("v1.2.3", "abc1234-dirty").
+func tagOf(v string) string {
+	t := regexp.MustCompile(`[^A-Za-z0-9_.-]`).ReplaceAllString(v, "-")
+	return strings.TrimLeft(t, ".-")
+}
+
+func (o *Options) labels() map[string]string {
+	return map[string]string{
+		"org.opencontainers.image.source":   Source,
+		"org.opencontainers.image.revision": o.Revision,
+		"org.opencontainers.image.version":  o.Version,
+		"org.opencontainers.image.licenses": Licenses,
+		"org.opencontainers.image.created":  o.Created.Format(time.RFC3339),
+	}
+}
+
+// goBuild cross-compiles the static binary for p.
+func (o *Options) goBuild(p v1.Platform, out string) error {
+	start := time.Now()
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -X main.version="+o.Version, "-o", out, "./cmd/cmp-defaults")
+	cmd.Dir = o.Root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.OS, "GOARCH="+p.Architecture)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go build for %s/%s: %v", p.OS, p.Architecture, err)
+	}
+	if o.Log != nil {
+		fmt.Fprintf(o.Log, "built %s/%s binary in %s\n", p.OS, p.Architecture, time.Since(start).Round(time.Second))
+	}
+	return nil
+}
+
+// image is one platform's image: an empty base plus one layer.
+func (o *Options) image(p v1.Platform, bin string, plugin []byte) (v1.Image, error) {
+	exe, err := os.ReadFile(bin)
+	if err != nil {
+		return nil, err
+	}
+	tarData, err := o.layerTar(exe, plugin)
+	if err != nil {
+		return nil, err
+	}
+	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(tarData)), nil },
+		tarball.WithMediaType(types.OCILayer), tarball.WithCompressionLevel(gzip.BestCompression), tarball.WithCompressedCaching)
+	if err != nil {
+		return nil, err
+	}
+	img := mutate.MediaType(empty.Image, types.OCIManifestSchema1)
+	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
+	img, err = mutate.Append(img, mutate.Addendum{Layer: layer, History: v1.History{
+		Created:   v1.Time{Time: o.Created},
+		CreatedBy: "go run ./scripts/image",
+		Comment:   "cmp-defaults " + o.Version,
+	}})
+	if err != nil {
+		return nil, err
+	}
+	cf, err := img.ConfigFile()
+	if err != nil {
+		return nil, err
+	}
+	cf = cf.DeepCopy()
+	cf.OS, cf.Architecture, cf.Variant = p.OS, p.Architecture, p.Variant
+	cf.Created = v1.Time{Time: o.Created}
+	cf.Config = v1.Config{
+		User:       User,
+		Entrypoint: []string{Entrypoint},
+		Env:        []string{Path},
+		WorkingDir: "/home/argocd",
+		Labels:     o.labels(),
+	}
+	return mutate.ConfigFile(img, cf)
+}
+
+// layerTar is the image's only layer, every entry stamped with o.Created.
+func (o *Options) layerTar(exe, plugin []byte) ([]byte, error) {
+	type entry struct {
+		name     string
+		mode     int64
+		uid, gid int
+		data     []byte
+	}
+	uid, gid := 999, 999
+	entries := []entry{
+		{"etc/", 0o755, 0, 0, nil},
+		{"etc/group", 0o644, 0, 0, []byte("root:x:0:\nargocd:x:999:\n")},
+		{"etc/passwd", 0o644, 0, 0, []byte("root:x:0:0:root:/root:/sbin/nologin\nargocd:x:999:999:argocd:/home/argocd:/sbin/nologin\n")},
+		{"home/", 0o755, 0, 0, nil},
+		{"home/argocd/", 0o755, uid, gid, nil},
+		{"home/argocd/cmp-server/", 0o755, uid, gid, nil},
+		{"home/argocd/cmp-server/config/", 0o755, 0, 0, nil},
+		{"home/argocd/cmp-server/config/plugin.yaml", 0o644, 0, 0, plugin},
+		{"tmp/", 0o1777, 0, 0, nil},
+		{"usr/", 0o755, 0, 0, nil},
+		{"usr/local/", 0o755, 0, 0, nil},
+		{"usr/local/bin/", 0o755, 0, 0, nil},
+		{"usr/local/bin/cmp-defaults", 0o755, 0, 0, exe},
+	}
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, e := range entries {
+		h := &tar.Header{Name: e.name, Mode: e.mode, Uid: e.uid, Gid: e.gid, ModTime: o.Created, Format: tar.FormatPAX}
+		if strings.HasSuffix(e.name, "/") {
+			h.Typeflag = tar.TypeDir
+		} else {
+			h.Typeflag, h.Size = tar.TypeReg, int64(len(e.data))
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write(e.data); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
