@@ -93,7 +93,7 @@ func (env *Env) renderFill(r run, record func(int, defaults.Filled)) ([]manifest
 		Settings: func(kind render.Kind, ropt render.Options) error {
 			return env.unusedSettings(kind, ropt, ropt.Dir, r.releaseNameSet)
 		},
-		Filled: env.warnUnserved,
+		Filled: env.unservedCheck(r.sel.Strict),
 	})
 }
 

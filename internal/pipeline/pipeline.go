@@ -45,8 +45,9 @@ type Hooks struct {
 	Load func() (*defaults.Engine, []*operators.Resolution, error)
 	// Settings refuses settings that do nothing for a source of this kind.
 	Settings func(kind render.Kind, opt render.Options) error
-	// Filled sees the releases and the filled objects (warnings).
-	Filled func(res []*operators.Resolution, objs []manifest.Object)
+	// Filled sees the releases and the filled objects (warnings, or an
+	// error in strict mode).
+	Filled func(res []*operators.Resolution, objs []manifest.Object) error
 }
 
 // Run renders, fills and encodes. ctx ends the run early (a signal, the
@@ -125,7 +126,9 @@ func Run(parent context.Context, opt Options, h Hooks) ([]manifest.Object, []*op
 		}
 	}
 	if h.Filled != nil {
-		h.Filled(res, objs)
+		if err := h.Filled(res, objs); err != nil {
+			return fail(err)
+		}
 	}
 	if opt.Format == "" {
 		return objs, res, nil
@@ -156,8 +159,9 @@ type Stream struct {
 	TimeoutName string // the setting that raises Timeout, for the message
 	Format      string
 	Out         io.Writer
-	// Filled, when set, sees each object once it is filled (warnings).
-	Filled func(manifest.Object)
+	// Filled, when set, sees each object once it is filled (warnings, or
+	// an error in strict mode).
+	Filled func(manifest.Object) error
 }
 
 // Run fills every object each reads with e, under s.Timeout and ctx.
@@ -177,7 +181,9 @@ func (s Stream) Run(parent context.Context, e *defaults.Engine, each func(func(m
 			return err
 		}
 		if s.Filled != nil {
-			s.Filled(ob)
+			if err := s.Filled(ob); err != nil {
+				return err
+			}
 		}
 		return enc.Encode(ob)
 	})
