@@ -49,7 +49,7 @@ func (env *Env) inputs(h *Helm) (r *input.Reader, used *bool) {
 			if opt.Kind, err = render.Detect(opt.Dir); err != nil {
 				return nil, err
 			}
-			if err := env.unusedSettings(opt.Kind, opt, dir, h.ReleaseName != ""); err != nil {
+			if err := env.unusedSettings(opt.Kind, opt, dir, h.ReleaseName != "", h.Namespace != ""); err != nil {
 				return nil, err
 			}
 			*used = true
@@ -79,8 +79,8 @@ func helmUnused(h *Helm, used bool) error {
 
 // unusedSettings refuses settings that do nothing for this kind of source
 // (render.Unused): the user believes they apply. dir is as the user named it.
-func (env *Env) unusedSettings(kind render.Kind, opt render.Options, dir string, releaseNameSet bool) error {
-	unused := env.Names.ByUser(render.Unused(kind, opt, releaseNameSet))
+func (env *Env) unusedSettings(kind render.Kind, opt render.Options, dir string, releaseNameSet, namespaceSet bool) error {
+	unused := env.Names.ByUser(render.Unused(kind, opt, releaseNameSet, namespaceSet))
 	if len(unused) == 0 {
 		return nil
 	}

@@ -97,7 +97,7 @@ func FromEnv(environ []string, wd string) (*Config, error) {
 		return v, ok && v != ""
 	}
 	for key, name := range map[string]string{"operators": "CMP_DEFAULTS_OPERATORS", "values-files": "CMP_DEFAULTS_VALUES_FILES",
-		"values": "CMP_DEFAULTS_VALUES", "release-name": "CMP_DEFAULTS_RELEASE_NAME", "strict": "CMP_DEFAULTS_STRICT",
+		"values": "CMP_DEFAULTS_VALUES", "release-name": "CMP_DEFAULTS_RELEASE_NAME", "namespace": "CMP_DEFAULTS_NAMESPACE", "strict": "CMP_DEFAULTS_STRICT",
 		"include": "CMP_DEFAULTS_INCLUDE", "exclude": "CMP_DEFAULTS_EXCLUDE", "timeout": "CMP_DEFAULTS_TIMEOUT"} {
 		if v := env["ARGOCD_ENV_"+name]; v != "" {
 			c.From[key] = "plugin env " + name + " (the Application's spec.source.plugin.env)"
@@ -230,6 +230,7 @@ func (c *Config) applyParameters(raw string) error {
 		case "namespace":
 			if s := strings.TrimSpace(*p.String); s != "" {
 				c.Namespace = s
+				c.From[p.Name] = "parameter " + p.Name
 			}
 		case "allow-empty":
 			b, err := strconv.ParseBool(strings.TrimSpace(*p.String))

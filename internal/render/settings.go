@@ -6,12 +6,14 @@ import (
 )
 
 // Unused lists the settings of opt that a source of this kind ignores, by
-// their parameter names: values-files, values, set, set-string and
-// release-name apply to Helm charts only, include and exclude to directory
-// sources only. releaseNameSet says whether the release name was chosen by
+// their parameter names: values-files, values, set, set-string,
+// release-name and namespace apply to Helm charts only (Argo CD puts the
+// destination namespace on a plain or Kustomize app's objects itself),
+// include and exclude to directory sources only. releaseNameSet and
+// namespaceSet say whether the release name and namespace were chosen by
 // the user rather than defaulted. A setting that does nothing is a mistake
 // the user should hear about: they believe the values apply.
-func Unused(kind Kind, opt Options, releaseNameSet bool) []string {
+func Unused(kind Kind, opt Options, releaseNameSet, namespaceSet bool) []string {
 	var out []string
 	if kind != KindHelm {
 		if len(opt.ValuesFiles) > 0 {
@@ -34,6 +36,9 @@ func Unused(kind Kind, opt Options, releaseNameSet bool) []string {
 		}
 		if releaseNameSet {
 			out = append(out, "release-name")
+		}
+		if namespaceSet {
+			out = append(out, "namespace")
 		}
 	}
 	if kind != KindDirectory {
