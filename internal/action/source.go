@@ -54,7 +54,8 @@ func (env *Env) inputs(h *Helm) (r *input.Reader, used *bool) {
 			}
 			*used = true
 		}
-		return render.Render(env.Ctx, opt)
+		objs, err := render.Render(env.Ctx, opt)
+		return objs, env.settingError(err)
 	})
 	return r, used
 }
@@ -75,6 +76,24 @@ func helmUnused(h *Helm, used bool) error {
 		return Usagef("-f/--values, --set*, -n/--namespace and --release-name apply to a directory argument that is a Helm chart; none was given")
 	}
 	return nil
+}
+
+// settingError names a render setting whose value cannot be used as the
+// user gave it: a usage error on the command line, a configuration error
+// naming the parameter or variable under Argo CD.
+func (env *Env) settingError(err error) error {
+	var se *render.SettingError
+	if !errors.As(err, &se) {
+		return err
+	}
+	name := env.Names.Of(se.Key)
+	if name == "" {
+		name = se.Key
+	}
+	if env.Names.Plugin {
+		return ConfigError{errors.New(se.Named(name))}
+	}
+	return UsageError{errors.New(se.Named(name))}
 }
 
 // unusedSettings refuses settings that do nothing for this kind of source

@@ -70,3 +70,25 @@ func UnusedMessage(kind Kind, dir string, unused []string, name func(string) str
 	}
 	return fmt.Sprintf("%s is a %s source, so these settings would do nothing: %s", dir, kind, strings.Join(parts, "; "))
 }
+
+// SettingError is a value of a render setting that cannot be used (a
+// malformed --set, inline values that are not YAML): a mistake in how the
+// command was called, which callers report naming the setting as the user
+// gave it (a flag, or generate's parameter).
+type SettingError struct {
+	Key   string // parameter name: set, set-string, set-json, set-file, values
+	Value string // the value as given; "" for inline values
+	Err   error
+	Want  string // what a good value looks like
+}
+
+func (e *SettingError) Error() string { return e.Named(e.Key) }
+func (e *SettingError) Unwrap() error { return e.Err }
+
+// Named is the message with the setting called name.
+func (e *SettingError) Named(name string) string {
+	if e.Value == "" {
+		return fmt.Sprintf("%s: %v (want %s)", name, e.Err, e.Want)
+	}
+	return fmt.Sprintf("%s %q: %v (want %s)", name, e.Value, e.Err, e.Want)
+}
