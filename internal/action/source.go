@@ -2,6 +2,7 @@ package action
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/input"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
@@ -90,10 +91,16 @@ func (env *Env) settingError(err error) error {
 	if name == "" {
 		name = se.Key
 	}
-	if env.Names.Plugin {
-		return ConfigError{errors.New(se.Named(name))}
+	n := env.Names
+	if !n.Plugin {
+		return UsageError{errors.New(se.Named(name))}
 	}
-	return UsageError{errors.New(se.Named(name))}
+	// A release name nobody set is the Application's name, which may not
+	// fit Helm's rules (53 characters): say where it came from.
+	if se.Key == "release-name" && n.From["release-name"] == "" {
+		return ConfigError{fmt.Errorf("%s; set the parameter release-name", se.Named("the release name (the Application's name, ARGOCD_APP_NAME)"))}
+	}
+	return ConfigError{errors.New(se.Named(name))}
 }
 
 // unusedSettings refuses settings that do nothing for this kind of source

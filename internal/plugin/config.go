@@ -157,7 +157,11 @@ func FromEnv(environ []string, wd string) (*Config, error) {
 		// It reaches templates as .Release.Namespace: a line break in it
 		// could add keys to (and change the kind of) rendered objects.
 		if errs := validation.IsDNS1123Label(c.Namespace); len(errs) > 0 {
-			return nil, fmt.Errorf("namespace %q is not a valid namespace name: %s", c.Namespace, strings.Join(errs, "; "))
+			from, hint := c.From["namespace"], ""
+			if from == "" {
+				from, hint = "ARGOCD_APP_NAMESPACE (the Application's destination namespace)", "; set the parameter namespace"
+			}
+			return nil, fmt.Errorf("%s: namespace %q is not a valid namespace name: %s%s", from, c.Namespace, strings.Join(errs, "; "), hint)
 		}
 	}
 	root, dir, warn, err := repoRoot(wd, env["ARGOCD_APP_SOURCE_PATH"])

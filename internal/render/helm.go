@@ -42,14 +42,14 @@ func helmTemplate(ctx context.Context, opt Options) ([]manifest.Object, error) {
 		return nil, fmt.Errorf("chart %s: no release name given; set the release name (Argo CD uses the application name)", chartDir)
 	}
 	if err := chartutil.ValidateReleaseName(opt.ReleaseName); err != nil {
-		return nil, fmt.Errorf("release name %q: %w", opt.ReleaseName, err)
+		return nil, &SettingError{Key: "release-name", Value: opt.ReleaseName, Err: err}
 	}
 	namespace := opt.Namespace
 	if namespace == "" {
 		namespace = "default" // helm template without a kube context
 	}
 	if errs := validation.IsDNS1123Label(namespace); len(errs) > 0 {
-		return nil, fmt.Errorf("namespace %q is not a valid namespace name: %s", namespace, strings.Join(errs, "; "))
+		return nil, &SettingError{Key: "namespace", Value: namespace, Err: fmt.Errorf("not a valid namespace name: %s", strings.Join(errs, "; "))}
 	}
 	caps, err := capabilities(opt.KubeVersion, opt.APIVersions)
 	if err != nil {

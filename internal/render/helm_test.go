@@ -170,7 +170,7 @@ func TestHelmValues(t *testing.T) {
 	opt.ReleaseName = ""
 	renderErr(t, opt, "no release name")
 	opt.ReleaseName = "Not_Valid"
-	renderErr(t, opt, `release name "Not_Valid"`)
+	renderErr(t, opt, `release-name "Not_Valid"`)
 }
 
 func TestHelmValuesFileSymlinkEscape(t *testing.T) {

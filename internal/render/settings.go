@@ -79,7 +79,7 @@ type SettingError struct {
 	Key   string // parameter name: set, set-string, set-json, set-file, values
 	Value string // the value as given; "" for inline values
 	Err   error
-	Want  string // what a good value looks like
+	Want  string // what a good value looks like, if the error does not say
 }
 
 func (e *SettingError) Error() string { return e.Named(e.Key) }
@@ -87,8 +87,12 @@ func (e *SettingError) Unwrap() error { return e.Err }
 
 // Named is the message with the setting called name.
 func (e *SettingError) Named(name string) string {
-	if e.Value == "" {
-		return fmt.Sprintf("%s: %v (want %s)", name, e.Err, e.Want)
+	msg := fmt.Sprintf("%s: %v", name, e.Err)
+	if e.Value != "" {
+		msg = fmt.Sprintf("%s %q: %v", name, e.Value, e.Err)
 	}
-	return fmt.Sprintf("%s %q: %v (want %s)", name, e.Value, e.Err, e.Want)
+	if e.Want != "" {
+		msg += " (want " + e.Want + ")"
+	}
+	return msg
 }
