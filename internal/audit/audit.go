@@ -187,12 +187,17 @@ func (t *Target) prepare() {
 
 // covering finds the filled record at leaf or above it.
 func (t *Target) covering(leaf operators.Path) *defaults.Filled {
+	// The deepest filled path: an object default is filled before its
+	// children's defaults, and a child filled by its own rule is that
+	// rule's, not the object default's.
+	var best *defaults.Filled
+	n := -1
 	for i, f := range t.filled {
-		if f != nil && leaf.HasPrefix(f) {
-			return &t.Filled[i]
+		if f != nil && len(f) > n && leaf.HasPrefix(f) {
+			best, n = &t.Filled[i], len(f)
 		}
 	}
-	return nil
+	return best
 }
 
 func (t *Target) apiVersionKind() (string, string) {
