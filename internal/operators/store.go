@@ -458,11 +458,14 @@ func (s *Store) Resolve(name, version string, strict bool) (*Resolution, error) 
 			return nil, &ResolveError{Msg: fmt.Sprintf("%s@%s is newer than every checked release and not a patch of the newest, %s, whose profile may not hold for it%s; pin a checked release (known: %s to %s), or make a profile of its CRDs with 'cmp-defaults profiles extract'", name, strings.TrimPrefix(v, "v"), newest, chartHint(name, v), rel[0], newest)}
 		case CompareVersions(v, newest) > 0:
 			res.Warning = fmt.Sprintf("%s@%s is newer than every checked release (newest: %s); using the profile of %s (a patch release seldom changes CRDs). Check them with 'cmp-defaults profiles extract' or pin a checked release", name, strings.TrimPrefix(v, "v"), newest, chosen)
+			if strict {
+				return nil, &ResolveError{Msg: fmt.Sprintf("%s@%s is newer than every checked release (newest: %s), so no profile is known to hold for it; pin a checked release, or make a profile of its CRDs with 'cmp-defaults profiles extract'", name, strings.TrimPrefix(v, "v"), newest), Strict: true}
+			}
 		default:
 			res.Warning = fmt.Sprintf("%s@%s is not a checked release; using the profile of %s, the newest at or below it. 'cmp-defaults profiles show %s' lists checked releases", name, strings.TrimPrefix(v, "v"), chosen, name)
-		}
-		if strict {
-			return nil, &ResolveError{Msg: res.Warning, Strict: true}
+			if strict {
+				return nil, &ResolveError{Msg: fmt.Sprintf("%s@%s is not a checked release, so no profile is known to hold for it; pin a checked release ('cmp-defaults profiles show %s' lists them)", name, strings.TrimPrefix(v, "v"), name), Strict: true}
+			}
 		}
 	}
 	p, err := o.profiles[chosen].load()
