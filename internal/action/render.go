@@ -37,7 +37,7 @@ func (r *Render) Run(env *Env) error {
 	sel := env.selection(r.Operators, r.Refs)
 	err = env.run(run{sel: sel, releaseNameSet: r.ReleaseName != "", namespaceSet: r.Namespace != "",
 		Options: pipeline.Options{Render: opt, Timeout: r.Timeout, Format: r.Format}})
-	err = env.settingError(err)
+	err = env.settingError(err, r.ReleaseName != "")
 	if err == nil && len(sel.Refs) == 0 {
 		// Only on success: it must not precede an unrelated error.
 		env.Warn("no --operator selected; objects are rendered but not filled")
@@ -65,7 +65,7 @@ func (Generate) Run(env *Env) error {
 	}
 	r := runOf(cfg, cfg.Selection(env.Sidecar.ProfileDirs))
 	r.Format, r.APIVersions = "yaml", cfg.APIVersions
-	return env.settingError(env.run(r))
+	return env.settingError(env.run(r), cfg.From["release-name"] != "")
 }
 
 // run is one render and fill as a command asks for it: the pipeline's

@@ -56,7 +56,7 @@ func (env *Env) inputs(h *Helm) (r *input.Reader, used *bool) {
 			*used = true
 		}
 		objs, err := render.Render(env.Ctx, opt)
-		return objs, env.settingError(err)
+		return objs, env.settingError(err, h.ReleaseName != "")
 	})
 	return r, used
 }
@@ -81,8 +81,10 @@ func helmUnused(h *Helm, used bool) error {
 
 // settingError names a render setting whose value cannot be used as the
 // user gave it: a usage error on the command line, a configuration error
-// naming the parameter or variable under Argo CD.
-func (env *Env) settingError(err error) error {
+// naming the parameter or variable under Argo CD. releaseNameSet says
+// whether the release name was given or is the default (the directory's
+// name; under Argo CD the Application's).
+func (env *Env) settingError(err error, releaseNameSet bool) error {
 	var se *render.SettingError
 	if !errors.As(err, &se) {
 		return err
@@ -91,13 +93,16 @@ func (env *Env) settingError(err error) error {
 	if name == "" {
 		name = se.Key
 	}
-	n := env.Names
-	if !n.Plugin {
+	// A release name nobody set is a default that may not fit Helm's
+	// rules (53 characters): say where it came from and what sets it.
+	defaulted := se.Key == "release-name" && !releaseNameSet
+	if !env.Names.Plugin {
+		if defaulted {
+			return UsageError{fmt.Errorf("%s; set --release-name", se.Named("the release name (the directory's name)"))}
+		}
 		return UsageError{errors.New(se.Named(name))}
 	}
-	// A release name nobody set is the Application's name, which may not
-	// fit Helm's rules (53 characters): say where it came from.
-	if se.Key == "release-name" && n.From["release-name"] == "" {
+	if defaulted {
 		return ConfigError{fmt.Errorf("%s; set the parameter release-name", se.Named("the release name (the Application's name, ARGOCD_APP_NAME)"))}
 	}
 	return ConfigError{errors.New(se.Named(name))}
