@@ -45,6 +45,7 @@ func (env *Env) inputs(h *Helm) (r *input.Reader, used *bool) {
 		if err != nil {
 			return nil, err
 		}
+		opt.Origins = true // a command's inputs: locate each object (explain, errors)
 		if h.Given() {
 			h.apply(&opt)
 			if opt.Kind, err = render.Detect(opt.Dir); err != nil {

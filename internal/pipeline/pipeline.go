@@ -122,6 +122,9 @@ func Run(parent context.Context, opt Options, h Hooks) ([]manifest.Object, []*op
 			rec = func(f defaults.Filled) { opt.Record(i, f) }
 		}
 		if err := e.FillObject(objs[i], rec); err != nil {
+			if kind == render.KindKustomize && !ropt.Origins {
+				err = locate(ctx, ropt, e, i, len(objs), err)
+			}
 			return fail(err)
 		}
 	}
@@ -197,4 +200,20 @@ func (s Stream) Run(parent context.Context, e *defaults.Engine, each func(func(m
 		return err
 	}
 	return enc.Close()
+}
+
+// locate tells where in a Kustomize source the object whose fill failed
+// came from: the build is run again with kustomize's origin tracking (slower,
+// so only now) and the object filled again, for the error that names the
+// file. Anything going wrong there keeps the first error.
+func locate(ctx context.Context, ropt render.Options, e *defaults.Engine, i, n int, err error) error {
+	ropt.Origins = true
+	objs, rerr := render.Render(ctx, ropt)
+	if rerr != nil || len(objs) != n {
+		return err
+	}
+	if ferr := e.FillObject(objs[i], nil); ferr != nil {
+		return ferr
+	}
+	return err
 }

@@ -42,7 +42,10 @@ func kustomizeBuild(ctx context.Context, opt Options) ([]manifest.Object, error)
 	if err != nil {
 		return nil, fmt.Errorf("kustomization %s: %w", where, err)
 	}
-	fsys := &rootFS{root: opt.RepoRoot, disk: filesys.MakeFsOnDisk(), budget: opt.budget, track: kfile}
+	fsys := &rootFS{root: opt.RepoRoot, disk: filesys.MakeFsOnDisk(), budget: opt.budget}
+	if opt.Origins {
+		fsys.track = kfile
+	}
 	m, err := runKrusty(fsys, opt.Dir)
 	if err != nil {
 		if v := fsys.firstViolation(); v != nil {
