@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 )
 
 // The console examples of docs/migrating.md are run as written, against the
@@ -57,5 +59,59 @@ func TestMigratingExamples(t *testing.T) {
 	}
 	if n < 2 {
 		t.Errorf("only %d examples checked", n)
+	}
+}
+
+// The RBAC example of docs/cluster-checks.md grants check and profiles
+// learn every API group of every shipped operator (profiles/catalog.yaml),
+// not just the first two.
+func TestClusterChecksRBACCoversCatalog(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/cluster-checks.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	role := regexp.MustCompile("(?s)```yaml\n(apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\n.*?)```").FindSubmatch(doc)
+	if role == nil {
+		t.Fatal("no ClusterRole in docs/cluster-checks.md")
+	}
+	var cr struct {
+		Rules []struct {
+			APIGroups []string `json:"apiGroups"`
+			Verbs     []string `json:"verbs"`
+		} `json:"rules"`
+	}
+	if err := yaml.Unmarshal(role[1], &cr); err != nil {
+		t.Fatalf("docs/cluster-checks.md ClusterRole: %v", err)
+	}
+	granted := map[string]bool{}
+	for _, r := range cr.Rules {
+		if strings.Join(r.Verbs, ",") == "get,create,patch" {
+			for _, g := range r.APIGroups {
+				granted[g] = true
+			}
+		}
+	}
+	data, err := os.ReadFile("../../profiles/catalog.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cat struct {
+		Operators []struct {
+			Name   string   `json:"name"`
+			Groups []string `json:"groups"`
+		} `json:"operators"`
+	}
+	if err := yaml.Unmarshal(data, &cat); err != nil {
+		t.Fatal(err)
+	}
+	if len(cat.Operators) == 0 {
+		t.Fatal("no operators in profiles/catalog.yaml")
+	}
+	for _, op := range cat.Operators {
+		for _, g := range op.Groups {
+			if !granted[g] {
+				t.Errorf("docs/cluster-checks.md: the ClusterRole does not grant get, create, patch on %s (%s)", g, op.Name)
+			}
+		}
 	}
 }

@@ -112,28 +112,48 @@ func TestParametersOperatorsAreShippedNewest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{}
+	a := byName(runParameters(t))["operators"]
+	if len(a.Map) != len(sums) {
+		t.Errorf("operators %v, want every one of %d", a.Map, len(sums))
+	}
 	for _, s := range sums {
-		want[s.Operator] = strings.TrimPrefix(s.Newest, "v")
-	}
-	for _, op := range []string{"external-secrets", "cert-manager"} {
-		if want[op] == "" {
-			t.Fatalf("shipped profiles lack %s", op)
+		// Offered empty (selects nothing), the newest release in the tooltip.
+		if v, ok := a.Map[s.Operator]; !ok || v != "" {
+			t.Errorf("operators[%s] = %q, %v; want offered empty", s.Operator, v, ok)
+		}
+		if want := s.Operator + " " + strings.TrimPrefix(s.Newest, "v"); !strings.Contains(a.Tooltip, want) {
+			t.Errorf("tooltip lacks %q: %s", want, a.Tooltip)
+		}
+		if _, _, err := operators.ParseRef(s.Operator + "@" + strings.TrimPrefix(s.Newest, "v")); err != nil {
+			t.Errorf("newest release is not a valid reference: %v", err)
 		}
 	}
+}
 
-	got := byName(runParameters(t))["operators"].Map
-	if len(got) != len(want) {
-		t.Errorf("operators %v, want %v", got, want)
+// The form sent back unchanged (issue 23: every operator, both Gateway API
+// channels, failed with "select only one") selects nothing: the plugin env
+// decides.
+func TestParametersSentBackUnchanged(t *testing.T) {
+	t.Setenv("CMP_DEFAULTS_PROFILES_DIR", "")
+	var params []map[string]any
+	for _, a := range runParameters(t) {
+		switch {
+		case a.Map != nil:
+			params = append(params, map[string]any{"name": a.Name, "map": a.Map})
+		case a.String != "":
+			params = append(params, map[string]any{"name": a.Name, "string": a.String})
+		}
 	}
-	for op, v := range want {
-		if got[op] != v {
-			t.Errorf("operators[%s] = %q, want %q (newest checked release, without v)", op, got[op], v)
-		}
-		// generate must accept what the UI suggests.
-		if _, _, err := operators.ParseRef(op + "@" + got[op]); err != nil {
-			t.Errorf("announced release is not a valid reference: %v", err)
-		}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := plugin.FromEnv([]string{"ARGOCD_APP_PARAMETERS=" + string(raw), "ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=external-secrets@2.5.0"}, t.TempDir())
+	if err != nil {
+		t.Fatalf("generate rejects the announcement sent back: %v\n%s", err, raw)
+	}
+	if !reflect.DeepEqual(cfg.Operators, []string{"external-secrets@2.5.0"}) {
+		t.Errorf("operators %v, want only the plugin env's", cfg.Operators)
 	}
 }
 
@@ -160,18 +180,17 @@ resources:
 	}
 
 	t.Setenv("CMP_DEFAULTS_PROFILES_DIR", dir)
-	ops := byName(runParameters(t))["operators"].Map
-	if ops["example-operator"] != "0.3.1" {
-		t.Errorf("operators from $CMP_DEFAULTS_PROFILES_DIR: %v, want example-operator: 0.3.1", ops)
-	}
-	if ops["external-secrets"] == "" {
-		t.Errorf("shipped operators missing when a profiles dir is set: %v", ops)
-	}
-
-	t.Setenv("CMP_DEFAULTS_PROFILES_DIR", "")
-	ops = byName(runParameters(t, "--profiles-dir", dir))["operators"].Map
-	if ops["example-operator"] != "0.3.1" {
-		t.Errorf("operators with --profiles-dir: %v", ops)
+	for _, args := range [][]string{nil, {"--profiles-dir", dir}} {
+		if args != nil {
+			t.Setenv("CMP_DEFAULTS_PROFILES_DIR", "")
+		}
+		a := byName(runParameters(t, args...))["operators"]
+		if _, ok := a.Map["example-operator"]; !ok || !strings.Contains(a.Tooltip, "example-operator 0.3.1") {
+			t.Errorf("%v: example-operator not offered with its newest release 0.3.1: %v, %s", args, a.Map, a.Tooltip)
+		}
+		if _, ok := a.Map["external-secrets"]; !ok {
+			t.Errorf("%v: shipped operators missing when a profiles dir is set: %v", args, a.Map)
+		}
 	}
 }
 

@@ -132,10 +132,10 @@ func (c *cli) parametersCmd() *cobra.Command {
 		Long: `Prints the JSON array of parameter announcements that Argo CD reads from the plugin's
 parameters.dynamic command (plugin.yaml). The Application's parameter form then offers
 the operators known to this sidecar -- shipped profiles plus those in
-$CMP_DEFAULTS_PROFILES_DIR -- each with its newest checked release, and the Helm settings.
-
-Announced values are suggestions shown in the UI; generate receives only the parameters
-that the Application sets.`,
+$CMP_DEFAULTS_PROFILES_DIR -- offered with empty values (an empty value selects nothing,
+so the form sent back unchanged never fails), their newest checked releases in the
+tooltip, and the Helm settings. Generate receives only the parameters that the
+Application sets.`,
 		Example: "  cmp-defaults parameters\n  CMP_DEFAULTS_PROFILES_DIR=/home/argocd/cmp-defaults/profiles cmp-defaults parameters",
 		Args:    cobra.NoArgs,
 		RunE:    c.runs(&o, func([]string) {}),

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -39,8 +40,34 @@ It runs as an Argo CD Config Management Plugin ('generate') and as a local CLI.`
 	root.SetFlagErrorFunc(flagError)
 	root.SetVersionTemplate("cmp-defaults {{.Version}}\n")
 	c.addCompletion(root)
+	groupArgs(root)
 	usageArgs(root)
 	return root
+}
+
+// groupArgs makes the commands that only group others (profiles,
+// completion) refuse an unknown subcommand (exit 2) instead of printing
+// their help and succeeding, which is what cobra does; alone they still
+// print their help.
+func groupArgs(cmd *cobra.Command) {
+	for _, sub := range cmd.Commands() {
+		groupArgs(sub)
+	}
+	if cmd.HasParent() && cmd.HasSubCommands() && !cmd.Runnable() {
+		cmd.Args = cobra.ArbitraryArgs
+		cmd.RunE = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			var names []string
+			for _, s := range cmd.Commands() {
+				if s.IsAvailableCommand() {
+					names = append(names, s.Name())
+				}
+			}
+			return action.Usagef("unknown command %q for %q; one of: %s", args[0], cmd.CommandPath(), strings.Join(names, ", "))
+		}
+	}
 }
 
 // version is set at build time with -ldflags "-X main.version=v1.2.3".

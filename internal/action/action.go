@@ -166,10 +166,26 @@ func (env *Env) load(sel operators.Selection) (*defaults.Engine, []*operators.Re
 	return l.Engine, l.Releases, nil
 }
 
-// warnUnserved warns once per apiVersion and kind that a selected release
-// does not serve (pipeline.Unserved).
-func (env *Env) warnUnserved(res []*operators.Resolution, objs []manifest.Object) {
-	env.Warn(env.unserved.Check(env.store, res, objs)...)
+// unserved warns once per apiVersion and kind that a selected release
+// does not serve (pipeline.Unserved); strict makes the first an error.
+func (env *Env) unservedCheck(strict bool) func(res []*operators.Resolution, objs []manifest.Object) error {
+	return func(res []*operators.Resolution, objs []manifest.Object) error {
+		ws := env.unserved.Check(env.store, res, objs)
+		if strict && len(ws) > 0 {
+			return env.strictError(ws[0])
+		}
+		env.Warn(ws...)
+		return nil
+	}
+}
+
+// strictError is a warning refused because strict mode is on, naming the
+// setting that made it so.
+func (env *Env) strictError(msg string) error {
+	if env.Names.Plugin {
+		return ConfigError{fmt.Errorf("%s (an error because %s is true)", msg, env.Names.Of("strict"))}
+	}
+	return fmt.Errorf("%s (an error because of --strict)", msg)
 }
 
 // badSetting reports a wrong value of a setting: a usage mistake on the

@@ -3,6 +3,7 @@ package action
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/audit"
 	"github.com/cmp-defaults/cmp-defaults/internal/input"
@@ -53,7 +54,7 @@ func (a *Audit) Run(env *Env) error {
 	var res []*operators.Resolution
 	if a.Source != "" && src != nil && src.Plugin != nil {
 		// The Application names the plugin: render what generate renders.
-		targets, res, err = a.pluginSource(env, src.Plugin)
+		targets, res, err = a.pluginSource(env, src)
 	} else {
 		targets, res, err = a.source(env, read.All, src)
 	}
@@ -132,7 +133,8 @@ func sourceDir(env *Env, dir, repoRoot string) (render.Options, error) {
 // pluginSource renders an Application whose source names the cmp-defaults
 // plugin exactly as generate renders it (audit.PluginConfig, and the same
 // render and fill). --operator, when given, overrides its operators.
-func (a *Audit) pluginSource(env *Env, app *plugin.Application) ([]*audit.Target, []*operators.Resolution, error) {
+func (a *Audit) pluginSource(env *Env, src *audit.AppSource) ([]*audit.Target, []*operators.Resolution, error) {
+	app := src.Plugin
 	dir, err := sourceDir(env, a.Source, a.RepoRoot)
 	if err != nil {
 		return nil, nil, err
@@ -145,6 +147,9 @@ func (a *Audit) pluginSource(env *Env, app *plugin.Application) ([]*audit.Target
 	if len(o.Refs) == 0 {
 		o.Refs = cfg.Operators
 		o.Strict = o.Strict || cfg.Strict
+		if err := appOperators(src, cfg); err != nil {
+			return nil, nil, err
+		}
 	}
 	if len(o.Refs) == 0 {
 		return nil, nil, Usagef("Application %s sets no operators for cmp-defaults (parameter operators or plugin env CMP_DEFAULTS_OPERATORS); give --operator NAME@VERSION", app.Name)
@@ -155,4 +160,26 @@ func (a *Audit) pluginSource(env *Env, app *plugin.Application) ([]*audit.Target
 		return nil, nil, err
 	}
 	return rec.Targets(objs), res, nil
+}
+
+// appOperators checks the operator releases an audited Application sets
+// for the plugin, naming the file and field: an ApplicationSet often
+// templates them per cluster ("{{...}}"), which only --operator can stand
+// in for.
+func appOperators(src *audit.AppSource, cfg *plugin.Config) error {
+	field := src.Field + ".plugin.env CMP_DEFAULTS_OPERATORS"
+	if strings.HasPrefix(cfg.From["operators"], "parameter") {
+		field = src.Field + ".plugin.parameters operators"
+	}
+	for _, ref := range plugin.SplitList(cfg.Operators...) {
+		_, _, err := operators.ParseRef(ref)
+		switch {
+		case err == nil:
+		case strings.Contains(ref, "{{"):
+			return Usagef("%s: %s is templated (%q), known only per generated Application; give the release to audit with --operator NAME@VERSION", src.Where, field, ref)
+		default:
+			return Usagef("%s: %s: %v; fix it, or give the release to audit with --operator NAME@VERSION", src.Where, field, err)
+		}
+	}
+	return nil
 }

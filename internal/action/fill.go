@@ -38,8 +38,9 @@ func (f *Fill) Run(env *Env) error {
 	}
 	env.deadline(f.Timeout, "--timeout")
 	r, used := env.inputs(&f.Helm)
+	unserved := env.unservedCheck(f.Strict)
 	st := pipeline.Stream{Timeout: f.Timeout, TimeoutName: "--timeout", Format: f.Format, Out: env.Out,
-		Filled: func(ob manifest.Object) { env.warnUnserved(res, []manifest.Object{ob}) }}
+		Filled: func(ob manifest.Object) error { return unserved(res, []manifest.Object{ob}) }}
 	if err := st.Run(env.Ctx, e, func(fn func(manifest.Object) error) error { return r.Each(f.Args, fn) }); err != nil {
 		return err
 	}
@@ -67,6 +68,9 @@ func (x *Explain) Run(env *Env) error {
 	}
 	objs, err := env.readAll(&x.Helm, x.Args)
 	if err != nil {
+		return err
+	}
+	if err := env.unservedCheck(x.Strict)(res, objs); err != nil {
 		return err
 	}
 	rep, err := explain.Run(e, res, objs)

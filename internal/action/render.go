@@ -35,8 +35,9 @@ func (r *Render) Run(env *Env) error {
 	opt.Include, opt.Exclude = r.Include, r.Exclude
 	opt.KubeVersion, opt.APIVersions = r.KubeVersion, plugin.SplitList(r.APIVersions...)
 	sel := env.selection(r.Operators, r.Refs)
-	err = env.run(run{sel: sel, releaseNameSet: r.ReleaseName != "",
+	err = env.run(run{sel: sel, releaseNameSet: r.ReleaseName != "", namespaceSet: r.Namespace != "",
 		Options: pipeline.Options{Render: opt, Timeout: r.Timeout, Format: r.Format}})
+	err = env.settingError(err, r.ReleaseName != "")
 	if err == nil && len(sel.Refs) == 0 {
 		// Only on success: it must not precede an unrelated error.
 		env.Warn("no --operator selected; objects are rendered but not filled")
@@ -64,7 +65,7 @@ func (Generate) Run(env *Env) error {
 	}
 	r := runOf(cfg, cfg.Selection(env.Sidecar.ProfileDirs))
 	r.Format, r.APIVersions = "yaml", cfg.APIVersions
-	return env.run(r)
+	return env.settingError(env.run(r), cfg.From["release-name"] != "")
 }
 
 // run is one render and fill as a command asks for it: the pipeline's
@@ -73,11 +74,12 @@ type run struct {
 	pipeline.Options
 	sel            operators.Selection
 	releaseNameSet bool // the release name was chosen, not defaulted
+	namespaceSet   bool // the namespace was chosen, not defaulted
 }
 
 // runOf is the run generate's configuration asks for.
 func runOf(cfg *plugin.Config, sel operators.Selection) run {
-	return run{sel: sel, releaseNameSet: cfg.From["release-name"] != "",
+	return run{sel: sel, releaseNameSet: cfg.From["release-name"] != "", namespaceSet: cfg.From["namespace"] != "",
 		Options: pipeline.Options{Render: cfg.RenderOptions(), Timeout: cfg.Timeout, RefuseEmpty: !cfg.AllowEmpty}}
 }
 
@@ -92,9 +94,9 @@ func (env *Env) renderFill(r run, record func(int, defaults.Filled)) ([]manifest
 	return pipeline.Run(env.Ctx, opt, pipeline.Hooks{
 		Load: func() (*defaults.Engine, []*operators.Resolution, error) { return env.load(r.sel) },
 		Settings: func(kind render.Kind, ropt render.Options) error {
-			return env.unusedSettings(kind, ropt, ropt.Dir, r.releaseNameSet)
+			return env.unusedSettings(kind, ropt, ropt.Dir, r.releaseNameSet, r.namespaceSet)
 		},
-		Filled: env.warnUnserved,
+		Filled: env.unservedCheck(r.sel.Strict),
 	})
 }
 

@@ -2,6 +2,7 @@ package action
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/input"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
@@ -44,18 +45,20 @@ func (env *Env) inputs(h *Helm) (r *input.Reader, used *bool) {
 		if err != nil {
 			return nil, err
 		}
+		opt.Origins = true // a command's inputs: locate each object (explain, errors)
 		if h.Given() {
 			h.apply(&opt)
 			if opt.Kind, err = render.Detect(opt.Dir); err != nil {
 				return nil, err
 			}
-			if err := env.unusedSettings(opt.Kind, opt, dir, h.ReleaseName != ""); err != nil {
+			if err := env.unusedSettings(opt.Kind, opt, dir, h.ReleaseName != "", h.Namespace != ""); err != nil {
 				return nil, err
 			}
 			*used = true
 		}
 		opt.Warn = func(m string) { env.Warn(m) }
-		return render.Render(env.Ctx, opt)
+		objs, err := render.Render(env.Ctx, opt)
+		return objs, env.settingError(err, h.ReleaseName != "")
 	})
 	return r, used
 }
@@ -78,10 +81,39 @@ func helmUnused(h *Helm, used bool) error {
 	return nil
 }
 
+// settingError names a render setting whose value cannot be used as the
+// user gave it: a usage error on the command line, a configuration error
+// naming the parameter or variable under Argo CD. releaseNameSet says
+// whether the release name was given or is the default (the directory's
+// name; under Argo CD the Application's).
+func (env *Env) settingError(err error, releaseNameSet bool) error {
+	var se *render.SettingError
+	if !errors.As(err, &se) {
+		return err
+	}
+	name := env.Names.Of(se.Key)
+	if name == "" {
+		name = se.Key
+	}
+	// A release name nobody set is a default that may not fit Helm's
+	// rules (53 characters): say where it came from and what sets it.
+	defaulted := se.Key == "release-name" && !releaseNameSet
+	if !env.Names.Plugin {
+		if defaulted {
+			return UsageError{fmt.Errorf("%s; set --release-name", se.Named("the release name (the directory's name)"))}
+		}
+		return UsageError{errors.New(se.Named(name))}
+	}
+	if defaulted {
+		return ConfigError{fmt.Errorf("%s; set the parameter release-name", se.Named("the release name (the Application's name, ARGOCD_APP_NAME)"))}
+	}
+	return ConfigError{errors.New(se.Named(name))}
+}
+
 // unusedSettings refuses settings that do nothing for this kind of source
 // (render.Unused): the user believes they apply. dir is as the user named it.
-func (env *Env) unusedSettings(kind render.Kind, opt render.Options, dir string, releaseNameSet bool) error {
-	unused := env.Names.ByUser(render.Unused(kind, opt, releaseNameSet))
+func (env *Env) unusedSettings(kind render.Kind, opt render.Options, dir string, releaseNameSet, namespaceSet bool) error {
+	unused := env.Names.ByUser(render.Unused(kind, opt, releaseNameSet, namespaceSet))
 	if len(unused) == 0 {
 		return nil
 	}

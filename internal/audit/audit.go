@@ -52,7 +52,7 @@ type Field struct {
 	// For fields cmp-defaults fills: the profile rule and where it comes from.
 	Rule string `json:"rule,omitempty"`
 	Type string `json:"type,omitempty"` // default or mutation
-	By   string `json:"by,omitempty"`
+	By   *By    `json:"by,omitempty"`
 	// Absent is set for a default the object does not get because the
 	// field's parent is absent: admission adds nothing there either.
 	Absent bool `json:"absent,omitempty"`
@@ -121,7 +121,7 @@ type Operator struct {
 }
 
 func (o Operator) String() string {
-	return o.Name + "@" + o.Release + " (profile " + o.Profile + ")"
+	return o.Name + "@" + strings.TrimPrefix(o.Release, "v") + " (profile " + o.Profile + ")"
 }
 
 // Report is the whole audit.
@@ -139,7 +139,7 @@ type Report struct {
 func Run(rules []*Rule, targets []*Target, res []*operators.Resolution, hist *History) *Report {
 	rep := &Report{Operators: []Operator{}, Objects: len(targets), Rules: []*RuleReport{}}
 	for _, r := range res {
-		op := Operator{Name: r.Operator, Release: strings.TrimPrefix(r.Requested, "v")}
+		op := Operator{Name: r.Operator, Release: r.Requested}
 		if r.Profile != nil {
 			op.Profile = r.Profile.Version
 		}
@@ -187,12 +187,17 @@ func (t *Target) prepare() {
 
 // covering finds the filled record at leaf or above it.
 func (t *Target) covering(leaf operators.Path) *defaults.Filled {
+	// The deepest filled path: an object default is filled before its
+	// children's defaults, and a child filled by its own rule is that
+	// rule's, not the object default's.
+	var best *defaults.Filled
+	n := -1
 	for i, f := range t.filled {
-		if f != nil && leaf.HasPrefix(f) {
-			return &t.Filled[i]
+		if f != nil && len(f) > n && leaf.HasPrefix(f) {
+			best, n = &t.Filled[i], len(f)
 		}
 	}
-	return nil
+	return best
 }
 
 func (t *Target) apiVersionKind() (string, string) {

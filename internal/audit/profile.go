@@ -22,7 +22,7 @@ type pattern struct {
 	segs []operators.Seg
 	maps map[int]bool // indexes of [] steps that iterate map values
 	rule string
-	by   string
+	by   *By
 }
 
 // NewDefaults indexes the default paths of resolved profiles.
@@ -102,24 +102,39 @@ func skeleton(expr string) (string, bool) {
 	return s, ok && s != ""
 }
 
-// fieldBy names where a filled field comes from, as explain does:
-// "external-secrets@2.5.0, profile v2.5.0".
-func fieldBy(op, release, profile string) string {
-	return op + "@" + strings.TrimPrefix(release, "v") + ", profile " + profile
+// By is where a filled field comes from: the operator release asked for
+// and the profile in force, versions as explain -o json writes them
+// (v1.30.0). Text output prints it as prose (String).
+type By struct {
+	Operator string `json:"operator"`
+	Release  string `json:"release"`
+	Profile  string `json:"profile"`
+}
+
+func (b *By) String() string {
+	if b == nil {
+		return ""
+	}
+	return b.Operator + "@" + strings.TrimPrefix(b.Release, "v") + ", profile " + b.Profile
+}
+
+// fieldBy names where a filled field comes from.
+func fieldBy(op, release, profile string) *By {
+	return &By{Operator: op, Release: release, Profile: profile}
 }
 
 // Match finds the default rule whose path covers the concrete path p in an
 // object of the given apiVersion and kind.
-func (d *Defaults) Match(apiVersion, kind string, p operators.Path) (rule, by string, ok bool) {
+func (d *Defaults) Match(apiVersion, kind string, p operators.Path) (rule string, by *By, ok bool) {
 	if d == nil {
-		return "", "", false
+		return "", nil, false
 	}
 	for _, pt := range d.kinds[apiVersion+" "+kind] {
 		if pt.match(p) {
 			return pt.rule, pt.by, true
 		}
 	}
-	return "", "", false
+	return "", nil, false
 }
 
 func (pt pattern) match(p operators.Path) bool {
@@ -153,9 +168,9 @@ func (pt pattern) match(p operators.Path) bool {
 
 // MatchPattern finds the default rule with exactly the path segs (a jq
 // path such as .spec.data[].remoteRef.nullBytePolicy).
-func (d *Defaults) MatchPattern(apiVersion, kind string, segs []operators.Seg) (rule, by string, ok bool) {
+func (d *Defaults) MatchPattern(apiVersion, kind string, segs []operators.Seg) (rule string, by *By, ok bool) {
 	if d == nil {
-		return "", "", false
+		return "", nil, false
 	}
 	want := operators.FormatPath(segs)
 	for _, pt := range d.kinds[apiVersion+" "+kind] {
@@ -163,7 +178,7 @@ func (d *Defaults) MatchPattern(apiVersion, kind string, segs []operators.Seg) (
 			return pt.rule, pt.by, true
 		}
 	}
-	return "", "", false
+	return "", nil, false
 }
 
 // History knows every checked release of the operators in a store, to say

@@ -104,6 +104,8 @@ type Found struct {
 
 // AppSource is the part of an Application's source that rendering needs.
 type AppSource struct {
+	Where       string // file, document and the Application or ApplicationSet, for messages
+	Field       string // where the source is in it: spec.source or spec.template.spec.source
 	App         string
 	Namespace   string // destination namespace
 	Path        string
@@ -184,7 +186,7 @@ func (f *Found) addApp(o manifest.Object, spec map[string]any, field string, isS
 	if templated(destNS) {
 		destNS = ""
 	}
-	if err := f.addSource(origin.Name, destNS, spec); err != nil {
+	if err := f.addSource(origin.Name, destNS, spec, fmt.Sprintf("%s: %s %s", o.Where(), origin.Kind, origin.Name), field); err != nil {
 		return fmt.Errorf("%s: %s %s: %v", o.Where(), origin.Kind, origin.Name, err)
 	}
 	raw, ok := spec["ignoreDifferences"]
@@ -213,7 +215,7 @@ func (f *Found) addApp(o manifest.Object, spec map[string]any, field string, isS
 	return nil
 }
 
-func (f *Found) addSource(app, ns string, spec map[string]any) error {
+func (f *Found) addSource(app, ns string, spec map[string]any, where, field string) error {
 	src, _ := spec["source"].(map[string]any)
 	if src == nil {
 		if l, _ := spec["sources"].([]any); len(l) > 0 {
@@ -223,7 +225,7 @@ func (f *Found) addSource(app, ns string, spec map[string]any) error {
 	if src == nil {
 		return nil
 	}
-	s := AppSource{App: app, Namespace: ns}
+	s := AppSource{App: app, Namespace: ns, Where: where, Field: field + ".source"}
 	s.Path, _ = src["path"].(string)
 	if h, _ := src["helm"].(map[string]any); h != nil {
 		s.ReleaseName, _ = h["releaseName"].(string)

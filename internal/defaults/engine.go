@@ -274,7 +274,10 @@ func (w *walk) apply(x any, n *node) error {
 			if v, found := x[p.name]; !found || (v == nil && !p.nullable) {
 				x[p.name] = runtime.DeepCopyJSONValue(p.def)
 				if w.record != nil {
-					w.emit(p.name, x[p.name], p.rule)
+					// The rule's own value: the filled one grows as the
+					// children's defaults are filled (each recorded by its
+					// own rule), and one field is told once.
+					w.emit(p.name, runtime.DeepCopyJSONValue(p.def), p.rule)
 				}
 			}
 		}

@@ -34,14 +34,14 @@ type Release struct {
 
 // NewRelease describes a resolution.
 func NewRelease(r *operators.Resolution) Release {
-	out := Release{Operator: r.Operator, Release: strings.TrimPrefix(r.Requested, "v"), Warning: r.Warning}
+	out := Release{Operator: r.Operator, Release: r.Requested, Warning: r.Warning}
 	if r.Profile != nil {
 		out.Profile, out.File = r.Profile.Version, r.Profile.File
 	}
 	return out
 }
 
-func (r Release) String() string { return r.Operator + "@" + r.Release }
+func (r Release) String() string { return r.Operator + "@" + strings.TrimPrefix(r.Release, "v") }
 
 // RuleChange is one default or mutation that differs between profiles.
 type RuleChange struct {

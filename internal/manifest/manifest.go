@@ -26,10 +26,16 @@ type Object struct {
 	Source string // file, template or "stdin"
 	Doc    int    // 1-based document number within Source
 	Line   int    // 1-based line where the document starts
+	// Origin, for a kustomize build, is the file the object was read from
+	// and the kustomizations that changed it (kustomize's origin tracking).
+	Origin string
 }
 
 // Where says where the object came from, for error messages.
 func (o Object) Where() string {
+	if o.Line == 0 && o.Origin != "" {
+		return fmt.Sprintf("%s: document %d (%s)", o.Source, o.Doc, o.Origin)
+	}
 	if o.Line == 0 { // no line in the source file, e.g. a kustomize build
 		return fmt.Sprintf("%s: document %d", o.Source, o.Doc)
 	}

@@ -73,7 +73,9 @@ releases:
 		{ver: "v1.2.1", profile: "v1.2.0"},
 		{ver: "1.2.0", profile: "v1.2.0"},
 		{ver: "1.1.5", profile: "v1.0.0", warn: "not a checked release"},
-		{ver: "2.0.0", profile: "v1.2.0", warn: "newer than every checked release (newest: v1.2.1)"},
+		{ver: "1.2.7", profile: "v1.2.0", warn: "newer than every checked release (newest: v1.2.1)"},
+		{ver: "1.3.0", err: "acme@1.3.0 is newer than every checked release and not a patch of the newest, v1.2.1"},
+		{ver: "2.0.0", err: "acme@2.0.0 is newer than every checked release and not a patch of the newest, v1.2.1"},
 		{ver: "0.9.0", err: "older than the oldest known release v1.0.0"},
 	} {
 		r, err := st.Resolve("acme", tc.ver, false)

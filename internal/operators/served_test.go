@@ -42,6 +42,35 @@ func TestUnserved(t *testing.T) {
 	}
 }
 
+// Another operator of the group (Gateway API's other channel) or a later
+// release of the same one is named; a kind the release ships without
+// defaults is not.
+func TestUnservedNamesServer(t *testing.T) {
+	st, err := operators.Load(operators.LoadOptions{Embedded: profiles.FS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		op, release, apiVersion, kind, want string
+	}{
+		{"gateway-api", "1.6.1", "gateway.networking.k8s.io/v1alpha3", "TLSRoute", "gateway-api-experimental@1.6.1 (experimental channel) does"},
+		{"gateway-api", "1.0.0", "gateway.networking.k8s.io/v1alpha3", "TLSRoute", "gateway-api-experimental (experimental channel) from 1.4.0 to 1.6.1 does"},
+		{"gateway-api", "1.4.0", "gateway.networking.k8s.io/v1", "TCPRoute", "gateway-api@1.6.0 is the first release that does"},
+		{"gateway-api", "1.6.1", "gateway.networking.k8s.io/v1", "TCPRoute", ""},
+		{"gateway-api", "1.6.1", "gateway.networking.k8s.io/v1beta1", "ReferenceGrant", ""},
+		{"gateway-api-experimental", "1.6.1", "gateway.networking.k8s.io/v1alpha3", "TLSRoute", ""},
+	} {
+		r, err := st.Resolve(tc.op, tc.release, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := r.Unserved(st, tc.apiVersion, tc.kind)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s@%s %s %s: got %q, want %q", tc.op, tc.release, tc.apiVersion, tc.kind, got, tc.want)
+		}
+	}
+}
+
 func TestReach(t *testing.T) {
 	obj := map[string]any{"spec": map[string]any{"data": []any{
 		map[string]any{"remoteRef": map[string]any{"key": "a"}},

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"golang.org/x/mod/semver"
 )
 
 // Shipped is the name of the source of embedded profiles.
@@ -417,8 +419,9 @@ func ParseRef(ref string) (name, version string, err error) {
 }
 
 // Resolve finds the profile for an operator release: the newest profile at
-// or below it. A release newer than every checked one, or one that was not
-// checked, is a warning (an error when strict).
+// or below it. A patch release newer than every checked one, or one that
+// was not checked, is a warning (an error when strict); a newer minor or
+// major is an error.
 func (s *Store) Resolve(name, version string, strict bool) (*Resolution, error) {
 	o := s.ops[name]
 	if o == nil {
@@ -443,18 +446,26 @@ func (s *Store) Resolve(name, version string, strict bool) (*Resolution, error) 
 		}
 	}
 	if chosen == "" {
-		return nil, &ResolveError{Msg: fmt.Sprintf("%s@%s is older than the oldest known release %s; known releases: %s to %s", name, strings.TrimPrefix(v, "v"), rel[0], rel[0], rel[len(rel)-1])}
+		return nil, &ResolveError{Msg: fmt.Sprintf("%s@%s is older than the oldest known release %s; known releases: %s to %s%s", name, strings.TrimPrefix(v, "v"), rel[0], rel[0], rel[len(rel)-1], chartHint(name, v))}
 	}
 	res := &Resolution{Operator: name, Requested: v}
 	if _, ok := o.releases[v]; !ok && o.profiles[v] == nil {
 		newest := rel[len(rel)-1]
-		if CompareVersions(v, newest) > 0 {
-			res.Warning = fmt.Sprintf("%s@%s is newer than every checked release (newest: %s); using the profile of %s. Check its CRDs with 'cmp-defaults profiles extract' or pin a checked release", name, strings.TrimPrefix(v, "v"), newest, chosen)
-		} else {
+		switch {
+		case CompareVersions(v, newest) > 0 && semver.MajorMinor(v) != semver.MajorMinor(newest):
+			// A new minor or major may change the CRDs: no profile is known
+			// to hold, and under Argo CD a warning is never seen.
+			return nil, &ResolveError{Msg: fmt.Sprintf("%s@%s is newer than every checked release and not a patch of the newest, %s, whose profile may not hold for it%s; pin a checked release (known: %s to %s), or make a profile of its CRDs with 'cmp-defaults profiles extract'", name, strings.TrimPrefix(v, "v"), newest, chartHint(name, v), rel[0], newest)}
+		case CompareVersions(v, newest) > 0:
+			res.Warning = fmt.Sprintf("%s@%s is newer than every checked release (newest: %s); using the profile of %s (a patch release seldom changes CRDs). Check them with 'cmp-defaults profiles extract' or pin a checked release", name, strings.TrimPrefix(v, "v"), newest, chosen)
+			if strict {
+				return nil, &ResolveError{Msg: fmt.Sprintf("%s@%s is newer than every checked release (newest: %s), so no profile is known to hold for it; pin a checked release, or make a profile of its CRDs with 'cmp-defaults profiles extract'", name, strings.TrimPrefix(v, "v"), newest), Strict: true}
+			}
+		default:
 			res.Warning = fmt.Sprintf("%s@%s is not a checked release; using the profile of %s, the newest at or below it. 'cmp-defaults profiles show %s' lists checked releases", name, strings.TrimPrefix(v, "v"), chosen, name)
-		}
-		if strict {
-			return nil, &ResolveError{Msg: res.Warning, Strict: true}
+			if strict {
+				return nil, &ResolveError{Msg: fmt.Sprintf("%s@%s is not a checked release, so no profile is known to hold for it; pin a checked release ('cmp-defaults profiles show %s' lists them)", name, strings.TrimPrefix(v, "v"), name), Strict: true}
+			}
 		}
 	}
 	p, err := o.profiles[chosen].load()

@@ -45,8 +45,9 @@ type Hooks struct {
 	Load func() (*defaults.Engine, []*operators.Resolution, error)
 	// Settings refuses settings that do nothing for a source of this kind.
 	Settings func(kind render.Kind, opt render.Options) error
-	// Filled sees the releases and the filled objects (warnings).
-	Filled func(res []*operators.Resolution, objs []manifest.Object)
+	// Filled sees the releases and the filled objects (warnings, or an
+	// error in strict mode).
+	Filled func(res []*operators.Resolution, objs []manifest.Object) error
 }
 
 // Run renders, fills and encodes. ctx ends the run early (a signal, the
@@ -122,11 +123,16 @@ func Run(parent context.Context, opt Options, h Hooks) ([]manifest.Object, []*op
 			rec = func(f defaults.Filled) { opt.Record(i, f) }
 		}
 		if err := e.FillObject(objs[i], rec); err != nil {
+			if kind == render.KindKustomize && !ropt.Origins {
+				err = locate(ctx, ropt, e, i, len(objs), err)
+			}
 			return fail(err)
 		}
 	}
 	if h.Filled != nil {
-		h.Filled(res, objs)
+		if err := h.Filled(res, objs); err != nil {
+			return fail(err)
+		}
 	}
 	if opt.Format == "" {
 		return objs, res, nil
@@ -157,8 +163,9 @@ type Stream struct {
 	TimeoutName string // the setting that raises Timeout, for the message
 	Format      string
 	Out         io.Writer
-	// Filled, when set, sees each object once it is filled (warnings).
-	Filled func(manifest.Object)
+	// Filled, when set, sees each object once it is filled (warnings, or
+	// an error in strict mode).
+	Filled func(manifest.Object) error
 }
 
 // Run fills every object each reads with e, under s.Timeout and ctx.
@@ -178,7 +185,9 @@ func (s Stream) Run(parent context.Context, e *defaults.Engine, each func(func(m
 			return err
 		}
 		if s.Filled != nil {
-			s.Filled(ob)
+			if err := s.Filled(ob); err != nil {
+				return err
+			}
 		}
 		return enc.Encode(ob)
 	})
@@ -192,4 +201,20 @@ func (s Stream) Run(parent context.Context, e *defaults.Engine, each func(func(m
 		return err
 	}
 	return enc.Close()
+}
+
+// locate tells where in a Kustomize source the object whose fill failed
+// came from: the build is run again with kustomize's origin tracking (slower,
+// so only now) and the object filled again, for the error that names the
+// file. Anything going wrong there keeps the first error.
+func locate(ctx context.Context, ropt render.Options, e *defaults.Engine, i, n int, err error) error {
+	ropt.Origins = true
+	objs, rerr := render.Render(ctx, ropt)
+	if rerr != nil || len(objs) != n {
+		return err
+	}
+	if ferr := e.FillObject(objs[i], nil); ferr != nil {
+		return ferr
+	}
+	return err
 }

@@ -53,7 +53,7 @@ func TestUnservedKinds(t *testing.T) {
 		t.Errorf("without KUBE_API_VERSIONS nothing is compared: %v", w)
 	}
 	w := UnservedKinds(l.Releases, []string{"v1"})
-	if len(w) != 1 || !strings.Contains(w[0], "serves none of the kinds of external-secrets@v2.5.0") {
+	if len(w) != 1 || !strings.Contains(w[0], "serves none of the kinds of external-secrets@2.5.0") {
 		t.Errorf("a cluster serving only v1: %v", w)
 	}
 	var all []string
@@ -64,7 +64,13 @@ func TestUnservedKinds(t *testing.T) {
 		t.Errorf("a cluster serving every kind: %v", w)
 	}
 	w = UnservedKinds(l.Releases, all[1:])
-	if len(w) != 1 || !strings.Contains(w[0], "does not serve") {
+	if len(w) != 1 || !strings.Contains(w[0], "does not serve 1 of the") {
 		t.Errorf("a cluster serving all but one apiVersion: %v", w)
+	}
+	// One group/version listed (issue 23): one short line by group/version,
+	// not every kind.
+	w = UnservedKinds(l.Releases, []string{"external-secrets.io/v1"})
+	if len(w) != 1 || len(w[0]) > 300 || strings.Contains(w[0], "PushSecret") || !strings.Contains(w[0], "generators.external-secrets.io/v1alpha1 (") {
+		t.Errorf("a cluster serving one group/version: %v", w)
 	}
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
@@ -38,8 +39,10 @@ func (u *Unserved) Check(st *operators.Store, res []*operators.Resolution, objs 
 }
 
 // UnservedKinds compares the selected profiles with the API versions the
-// cluster serves (KUBE_API_VERSIONS): a kind the cluster does not serve
-// hints at the wrong operator release.
+// cluster serves (KUBE_API_VERSIONS): a cluster that serves none of a
+// release's kinds probably lacks the operator; one that lacks some of them
+// may run another release. One short line per release: the group/versions
+// it lacks, with how many kinds each, not every kind.
 func UnservedKinds(res []*operators.Resolution, apiVersions []string) []string {
 	if len(apiVersions) == 0 {
 		return nil
@@ -50,16 +53,33 @@ func UnservedKinds(res []*operators.Resolution, apiVersions []string) []string {
 	}
 	var out []string
 	for _, r := range res {
-		var missing []string
+		missing, kinds := map[string]int{}, 0
+		var order []string
 		for _, rs := range r.Profile.Resources {
-			if !served[rs.APIVersion()] && !served[rs.APIVersion()+"/"+rs.Kind] {
-				missing = append(missing, rs.APIVersion()+" "+rs.Kind)
+			if served[rs.APIVersion()] || served[rs.APIVersion()+"/"+rs.Kind] {
+				continue
 			}
+			if missing[rs.APIVersion()] == 0 {
+				order = append(order, rs.APIVersion())
+			}
+			missing[rs.APIVersion()]++
+			kinds++
 		}
-		if len(missing) > 0 && len(missing) == len(r.Profile.Resources) {
-			out = append(out, fmt.Sprintf("the cluster serves none of the kinds of %s (KUBE_API_VERSIONS); is the operator installed there?", r.Ref()))
-		} else if len(missing) > 0 {
-			out = append(out, fmt.Sprintf("the cluster does not serve %s of %s (KUBE_API_VERSIONS)", strings.Join(missing, ", "), r.Ref()))
+		ref := r.Operator + "@" + strings.TrimPrefix(r.Requested, "v")
+		switch {
+		case kinds == 0:
+		case kinds == len(r.Profile.Resources):
+			out = append(out, fmt.Sprintf("the cluster serves none of the kinds of %s (KUBE_API_VERSIONS); is the operator installed there?", ref))
+		default:
+			sort.Strings(order)
+			parts := make([]string, 0, len(order))
+			for _, gv := range order {
+				parts = append(parts, fmt.Sprintf("%s (%d kinds)", gv, missing[gv]))
+			}
+			if len(parts) > 3 {
+				parts = append(parts[:3], fmt.Sprintf("%d more", len(parts)-3))
+			}
+			out = append(out, fmt.Sprintf("the cluster (KUBE_API_VERSIONS) does not serve %d of the %d kinds of %s: %s; does it run another release?", kinds, len(r.Profile.Resources), ref, strings.Join(parts, ", ")))
 		}
 	}
 	return out

@@ -97,7 +97,7 @@ func FromEnv(environ []string, wd string) (*Config, error) {
 		return v, ok && v != ""
 	}
 	for key, name := range map[string]string{"operators": "CMP_DEFAULTS_OPERATORS", "values-files": "CMP_DEFAULTS_VALUES_FILES",
-		"values": "CMP_DEFAULTS_VALUES", "release-name": "CMP_DEFAULTS_RELEASE_NAME", "strict": "CMP_DEFAULTS_STRICT",
+		"values": "CMP_DEFAULTS_VALUES", "release-name": "CMP_DEFAULTS_RELEASE_NAME", "namespace": "CMP_DEFAULTS_NAMESPACE", "strict": "CMP_DEFAULTS_STRICT",
 		"include": "CMP_DEFAULTS_INCLUDE", "exclude": "CMP_DEFAULTS_EXCLUDE", "timeout": "CMP_DEFAULTS_TIMEOUT"} {
 		if v := env["ARGOCD_ENV_"+name]; v != "" {
 			c.From[key] = "plugin env " + name + " (the Application's spec.source.plugin.env)"
@@ -169,7 +169,11 @@ func FromEnv(environ []string, wd string) (*Config, error) {
 		// It reaches templates as .Release.Namespace: a line break in it
 		// could add keys to (and change the kind of) rendered objects.
 		if errs := validation.IsDNS1123Label(c.Namespace); len(errs) > 0 {
-			return nil, fmt.Errorf("namespace %q is not a valid namespace name: %s", c.Namespace, strings.Join(errs, "; "))
+			from, hint := c.From["namespace"], ""
+			if from == "" {
+				from, hint = "ARGOCD_APP_NAMESPACE (the Application's destination namespace)", "; set the parameter namespace"
+			}
+			return nil, fmt.Errorf("%s: namespace %q is not a valid namespace name: %s%s", from, c.Namespace, strings.Join(errs, "; "), hint)
 		}
 	}
 	root, dir, warn, err := repoRoot(wd, env["ARGOCD_APP_SOURCE_PATH"])
@@ -242,6 +246,7 @@ func (c *Config) applyParameters(raw string) error {
 		case "namespace":
 			if s := strings.TrimSpace(*p.String); s != "" {
 				c.Namespace = s
+				c.From[p.Name] = "parameter " + p.Name
 			}
 		case "allow-empty":
 			b, err := strconv.ParseBool(strings.TrimSpace(*p.String))

@@ -14,7 +14,7 @@ type Names struct {
 var flagNames = map[string]string{
 	"operators": "--operator", "values-files": "--values", "set": "--set", "set-string": "--set-string",
 	"set-json": "--set-json", "set-file": "--set-file",
-	"release-name": "--release-name", "include": "--include", "exclude": "--exclude", "strict": "--strict",
+	"release-name": "--release-name", "namespace": "--namespace", "include": "--include", "exclude": "--exclude", "strict": "--strict",
 	"timeout": "--timeout",
 }
 

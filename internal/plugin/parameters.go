@@ -23,7 +23,7 @@ type ParameterSpec struct {
 // announced.
 var Parameters = []ParameterSpec{
 	{Name: "operators", Collection: "map", Help: "operators (map NAME: VERSION)", Title: "Operator releases",
-		Tooltip: "Operator releases running in the destination cluster, NAME: VERSION (e.g. external-secrets: 2.5.0). Their admission defaults are filled into the manifests. Shown: every known operator with its newest checked release; set the releases your cluster runs and leave the others empty. Wins over the plugin env CMP_DEFAULTS_OPERATORS."},
+		Tooltip: "Operator releases running in the destination cluster, NAME: VERSION (e.g. external-secrets: 2.5.0). Their admission defaults are filled into the manifests. Shown: every known operator, empty; set the releases your cluster runs (one of gateway-api and gateway-api-experimental) and leave the others empty, which selects nothing. Wins over the plugin env CMP_DEFAULTS_OPERATORS."},
 	{Name: "values-files", Collection: "array", Help: "values-files (array)", Title: "Helm values files",
 		Tooltip: "Helm sources: values files relative to the application path, applied in order (they must stay inside the repository)."},
 	{Name: "values", Collection: "string", Help: "values (string)", Title: "Helm values (YAML)",
@@ -74,14 +74,27 @@ type Announcement struct {
 	Map            map[string]string `json:"map,omitempty"`
 }
 
-// Announce lists every parameter for the UI; operators are the known
-// operators with their newest checked release, offered in the operators map.
+// Announce lists every parameter for the UI. The operators map offers the
+// known operators (NAME: newest checked release) with empty values, which
+// select nothing: a form sent back unchanged must not fail (every
+// operator selected at once would, Gateway API's two channels among them).
+// The newest releases go into the tooltip.
 func Announce(operators map[string]string) []Announcement {
 	out := make([]Announcement, 0, len(Parameters))
 	for _, p := range Parameters {
 		a := Announcement{Name: p.Name, Title: p.Title, Tooltip: p.Tooltip, ItemType: p.ItemType, CollectionType: p.Collection, String: p.Default}
-		if p.Name == "operators" {
-			a.Map = operators
+		if p.Name == "operators" && len(operators) > 0 {
+			a.Map = map[string]string{}
+			names := make([]string, 0, len(operators))
+			for op := range operators {
+				a.Map[op] = ""
+				names = append(names, op)
+			}
+			sort.Strings(names)
+			for i, op := range names {
+				names[i] = op + " " + operators[op]
+			}
+			a.Tooltip += " Newest checked releases: " + strings.Join(names, ", ") + "."
 		}
 		out = append(out, a)
 	}

@@ -73,3 +73,14 @@ func BenchmarkRenderKustomize200(b *testing.B) {
 	}
 	benchRender(b, Options{Dir: filepath.Join(dir, "overlay"), RepoRoot: dir})
 }
+
+// BenchmarkRenderKustomize200Origins is the same build with kustomize's
+// origin tracking (explain, the CLI's inputs, locating an error): compare
+// with BenchmarkRenderKustomize200 in the same run.
+func BenchmarkRenderKustomize200Origins(b *testing.B) {
+	dir := b.TempDir()
+	if err := benchdata.Kustomize(dir, 200); err != nil {
+		b.Fatal(err)
+	}
+	benchRender(b, Options{Dir: filepath.Join(dir, "overlay"), RepoRoot: dir, Origins: true})
+}

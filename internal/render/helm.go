@@ -42,14 +42,14 @@ func helmTemplate(ctx context.Context, opt Options) ([]manifest.Object, error) {
 		return nil, fmt.Errorf("chart %s: no release name given; set the release name (Argo CD uses the application name)", chartDir)
 	}
 	if err := chartutil.ValidateReleaseName(opt.ReleaseName); err != nil {
-		return nil, fmt.Errorf("release name %q: %w", opt.ReleaseName, err)
+		return nil, &SettingError{Key: "release-name", Value: opt.ReleaseName, Err: err}
 	}
 	namespace := opt.Namespace
 	if namespace == "" {
 		namespace = "default" // helm template without a kube context
 	}
 	if errs := validation.IsDNS1123Label(namespace); len(errs) > 0 {
-		return nil, fmt.Errorf("namespace %q is not a valid namespace name: %s", namespace, strings.Join(errs, "; "))
+		return nil, &SettingError{Key: "namespace", Value: namespace, Err: fmt.Errorf("not a valid namespace name: %s", strings.Join(errs, "; "))}
 	}
 	caps, err := capabilities(opt.KubeVersion, opt.APIVersions)
 	if err != nil {
@@ -212,7 +212,7 @@ func mergeValues(opt Options) (map[string]any, error) {
 		}
 		m, err := loader.LoadValues(strings.NewReader(opt.Values))
 		if err != nil {
-			return nil, fmt.Errorf("inline values: %w", err)
+			return nil, &SettingError{Key: "values", Err: err, Want: "a YAML map of Helm values"}
 		}
 		base = loader.MergeMaps(base, m)
 	}
@@ -221,23 +221,23 @@ func mergeValues(opt Options) (map[string]any, error) {
 			// A whole JSON object, as helm takes it.
 			var m map[string]any
 			if err := json.Unmarshal([]byte(t), &m); err != nil {
-				return nil, fmt.Errorf("set-json %q: %w (want a JSON object or key=<json>, as for helm --set-json)", s, err)
+				return nil, &SettingError{Key: "set-json", Value: s, Err: err, Want: "a JSON object or key=<json>, as for helm --set-json"}
 			}
 			base = loader.MergeMaps(base, m)
 			continue
 		}
 		if err := strvals.ParseJSON(s, base); err != nil {
-			return nil, fmt.Errorf("set-json %q: %w (want key=<json>, as for helm --set-json)", s, err)
+			return nil, &SettingError{Key: "set-json", Value: s, Err: err, Want: "key=<json>, as for helm --set-json"}
 		}
 	}
 	for _, s := range opt.Set {
 		if err := strvals.ParseInto(s, base); err != nil {
-			return nil, fmt.Errorf("set %q: %w (want key=value, as for helm --set)", s, err)
+			return nil, &SettingError{Key: "set", Value: s, Err: err, Want: "key=value, as for helm --set"}
 		}
 	}
 	for _, s := range opt.SetString {
 		if err := strvals.ParseIntoString(s, base); err != nil {
-			return nil, fmt.Errorf("set-string %q: %w (want key=value, as for helm --set-string)", s, err)
+			return nil, &SettingError{Key: "set-string", Value: s, Err: err, Want: "key=value, as for helm --set-string"}
 		}
 	}
 	for _, s := range opt.SetFile {
@@ -248,7 +248,7 @@ func mergeValues(opt Options) (map[string]any, error) {
 			return string(data), err
 		}
 		if err := strvals.ParseIntoFile(s, base, read); err != nil {
-			return nil, fmt.Errorf("set-file %q: %w (want key=path, as for helm --set-file)", s, err)
+			return nil, &SettingError{Key: "set-file", Value: s, Err: err, Want: "key=path, as for helm --set-file"}
 		}
 	}
 	return base, nil

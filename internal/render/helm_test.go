@@ -162,7 +162,7 @@ func TestHelmValues(t *testing.T) {
 	renderErr(t, opt, `set "noequals"`)
 	opt = appOptions(t)
 	opt.Values = "a: [unclosed"
-	renderErr(t, opt, "inline values")
+	renderErr(t, opt, "values: ", "want a YAML map of Helm values")
 	opt = appOptions(t)
 	opt.Set = []string{"replicas=-1"}
 	renderErr(t, opt, "schema", "replicas", "minimum")
@@ -170,7 +170,7 @@ func TestHelmValues(t *testing.T) {
 	opt.ReleaseName = ""
 	renderErr(t, opt, "no release name")
 	opt.ReleaseName = "Not_Valid"
-	renderErr(t, opt, `release name "Not_Valid"`)
+	renderErr(t, opt, `release-name "Not_Valid"`)
 }
 
 func TestHelmValuesFileSymlinkEscape(t *testing.T) {

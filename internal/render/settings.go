@@ -6,12 +6,14 @@ import (
 )
 
 // Unused lists the settings of opt that a source of this kind ignores, by
-// their parameter names: values-files, values, set, set-string and
-// release-name apply to Helm charts only, include and exclude to directory
-// sources only. releaseNameSet says whether the release name was chosen by
+// their parameter names: values-files, values, set, set-string,
+// release-name and namespace apply to Helm charts only (Argo CD puts the
+// destination namespace on a plain or Kustomize app's objects itself),
+// include and exclude to directory sources only. releaseNameSet and
+// namespaceSet say whether the release name and namespace were chosen by
 // the user rather than defaulted. A setting that does nothing is a mistake
 // the user should hear about: they believe the values apply.
-func Unused(kind Kind, opt Options, releaseNameSet bool) []string {
+func Unused(kind Kind, opt Options, releaseNameSet, namespaceSet bool) []string {
 	var out []string
 	if kind != KindHelm {
 		if len(opt.ValuesFiles) > 0 {
@@ -34,6 +36,9 @@ func Unused(kind Kind, opt Options, releaseNameSet bool) []string {
 		}
 		if releaseNameSet {
 			out = append(out, "release-name")
+		}
+		if namespaceSet {
+			out = append(out, "namespace")
 		}
 	}
 	if kind != KindDirectory {
@@ -64,4 +69,30 @@ func UnusedMessage(kind Kind, dir string, unused []string, name func(string) str
 		parts = append(parts, fmt.Sprintf("%s applies to %s only", name(u), Applies(u)))
 	}
 	return fmt.Sprintf("%s is a %s source, so these settings would do nothing: %s", dir, kind, strings.Join(parts, "; "))
+}
+
+// SettingError is a value of a render setting that cannot be used (a
+// malformed --set, inline values that are not YAML): a mistake in how the
+// command was called, which callers report naming the setting as the user
+// gave it (a flag, or generate's parameter).
+type SettingError struct {
+	Key   string // parameter name: set, set-string, set-json, set-file, values
+	Value string // the value as given; "" for inline values
+	Err   error
+	Want  string // what a good value looks like, if the error does not say
+}
+
+func (e *SettingError) Error() string { return e.Named(e.Key) }
+func (e *SettingError) Unwrap() error { return e.Err }
+
+// Named is the message with the setting called name.
+func (e *SettingError) Named(name string) string {
+	msg := fmt.Sprintf("%s: %v", name, e.Err)
+	if e.Value != "" {
+		msg = fmt.Sprintf("%s %q: %v", name, e.Value, e.Err)
+	}
+	if e.Want != "" {
+		msg += " (want " + e.Want + ")"
+	}
+	return msg
 }

@@ -43,11 +43,12 @@ type Object struct {
 	Source     string `json:"source"`
 	Document   int    `json:"document"`
 	Line       int    `json:"line"`
+	Origin     string `json:"origin,omitempty"` // kustomize: the file it came from, what changed it
 }
 
 // ObjectOf names ob.
 func ObjectOf(ob manifest.Object) Object {
-	o := Object{Source: ob.Source, Document: ob.Doc, Line: ob.Line}
+	o := Object{Source: ob.Source, Document: ob.Doc, Line: ob.Line, Origin: ob.Origin}
 	o.APIVersion, _ = ob.Data["apiVersion"].(string)
 	o.Kind, _ = ob.Data["kind"].(string)
 	md, _ := ob.Data["metadata"].(map[string]any)
@@ -78,7 +79,11 @@ func WriteHeading(w io.Writer, o Object) {
 	if o.Namespace != "" {
 		name = o.Namespace + "/" + name
 	}
-	fmt.Fprintf(w, "\n%s %s %s  (%s)\n", o.APIVersion, o.Kind, name, manifest.Location(o.Source, o.Document, o.Line))
+	where := manifest.Location(o.Source, o.Document, o.Line)
+	if o.Origin != "" {
+		where += "; " + o.Origin
+	}
+	fmt.Fprintf(w, "\n%s %s %s  (%s)\n", o.APIVersion, o.Kind, name, where)
 }
 
 // WriteJSON writes v as indented JSON.

@@ -148,7 +148,7 @@ var cases = []hostileCase{
 	{name: "malformed ARGOCD_APP_PARAMETERS", files: chart, app: "app",
 		args: []string{"generate"}, env: generateEnv("app", `[{"name":`), want: "ARGOCD_APP_PARAMETERS is not a JSON array", code: 1},
 	{name: "parameters as shell code", files: chart, app: "app",
-		args: []string{"generate"}, env: generateEnv("app", `[{"name":"release-name","string":"$(touch /tmp/pwned)"}]`), want: `release name "$(touch /tmp/pwned)"`, code: 1},
+		args: []string{"generate"}, env: generateEnv("app", `[{"name":"release-name","string":"$(touch /tmp/pwned)"}]`), want: `parameter release-name "$(touch /tmp/pwned)"`, code: 1},
 	{name: "profile linked out of the profiles directory", files: map[string]string{"in.yaml": es, "profiles/p.yaml": "->/etc/passwd"},
 		args: []string{"fill", "--profiles-dir", "profiles", "in.yaml"}, want: "outside the profiles directory", code: 1},
 	{name: "oversized profile", files: map[string]string{"in.yaml": es, "profiles/p.yaml": "apiVersion: cmp-defaults.io/v1alpha1\n#" + strings.Repeat("x", 9<<20) + "\n"},

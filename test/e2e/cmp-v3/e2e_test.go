@@ -172,10 +172,11 @@ func TestParametersAnnouncement(t *testing.T) {
 	if len(ann) != 2*len(want) {
 		t.Errorf("%d announcements, want %d dynamic + %d static", len(ann), len(want), len(want))
 	}
+	// Operators are offered empty: the form sent back unchanged selects nothing.
 	ops := ann[first["operators"]].Map
 	for _, op := range []string{"external-secrets", "cert-manager"} {
-		if ops[op] == "" {
-			t.Errorf("operators announcement lacks %s: %v", op, ops)
+		if v, ok := ops[op]; !ok || v != "" {
+			t.Errorf("operators announcement lacks %s or suggests a release: %v", op, ops)
 		}
 	}
 	if s := ann[first["allow-empty"]].String_; s != "false" {
@@ -199,8 +200,11 @@ func TestParametersAnnouncementProfilesDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ann) == 0 || ann[0].Name != "operators" || ann[0].Map["example-operator"] != "0.3.1" {
+	if len(ann) == 0 || ann[0].Name != "operators" || !strings.Contains(ann[0].Tooltip, "example-operator 0.3.1") {
 		t.Errorf("first announcement %+v: want operators with example-operator 0.3.1", ann[0])
+	}
+	if _, ok := ann[0].Map["example-operator"]; !ok {
+		t.Errorf("first announcement %+v: example-operator not offered", ann[0])
 	}
 }
 
