@@ -132,24 +132,16 @@ func (r *Report) Differ() (objects, fields int) {
 	return objects, fields
 }
 
-// BuiltInGroup: API groups Kubernetes itself serves. Their defaults are
-// Argo CD's business (it knows the built-in types); CRDs live in other
-// groups (a CRD group must contain a dot and may not be a *.k8s.io group
-// without an API review, which Gateway API and a few others have: those
-// are checked because a selected profile covers them, or with --all-kinds).
+// BuiltInGroup: the apiVersion's group is one Kubernetes itself serves
+// (operators.IsBuiltinGroup, the one list). Their defaults are Argo CD's
+// business (it knows the built-in types); CRD groups such as
+// gateway.networking.k8s.io or autoscaling.x-k8s.io are not among them.
 func BuiltInGroup(apiVersion string) bool {
-	group := ""
-	if i := strings.Index(apiVersion, "/"); i >= 0 {
-		group = apiVersion[:i]
+	group, _, ok := strings.Cut(apiVersion, "/")
+	if !ok {
+		group = ""
 	}
-	if !strings.Contains(group, ".") {
-		return true // "", apps, batch, policy, autoscaling, extensions
-	}
-	switch group {
-	case "gateway.networking.k8s.io", "snapshot.storage.k8s.io", "policy.networking.k8s.io", "multicluster.x-k8s.io":
-		return false
-	}
-	return strings.HasSuffix(group, ".k8s.io")
+	return operators.IsBuiltinGroup(group)
 }
 
 // WriteJSON writes the report as JSON.

@@ -12,7 +12,8 @@ import (
 func TestBuiltInGroup(t *testing.T) {
 	for av, want := range map[string]bool{
 		"v1": true, "apps/v1": true, "networking.k8s.io/v1": true, "policy/v1": true,
-		"gateway.networking.k8s.io/v1": false, "external-secrets.io/v1": false, "cert-manager.io/v1": false,
+		"gateway.networking.k8s.io/v1": false, "snapshot.storage.k8s.io/v1": false, "autoscaling.x-k8s.io/v1alpha1": false,
+		"storage.k8s.io/v1": true, "rbac.authorization.k8s.io/v1": true, "external-secrets.io/v1": false, "cert-manager.io/v1": false,
 	} {
 		if got := BuiltInGroup(av); got != want {
 			t.Errorf("BuiltInGroup(%q) = %v, want %v", av, got, want)
