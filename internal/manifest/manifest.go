@@ -480,7 +480,7 @@ func Encode(w io.Writer, objs []Object, format string) error {
 }
 
 // JSONStream is the format of generate's output: one compact JSON object
-// per line, keys sorted. Argo CD reads a plugin's output as a YAML or JSON
+// per line, keys sorted, as encoding/json writes it. Argo CD reads a plugin's output as a YAML or JSON
 // stream and never shows its text; it reads this as the same objects as
 // the YAML stream, and writing it costs a fraction of writing YAML.
 const JSONStream = "json-stream"
@@ -502,8 +502,9 @@ func NewEncoder(w io.Writer, format string) (*Encoder, error) {
 	switch format {
 	case "json", "", "yaml":
 	case JSONStream:
+		// HTML characters stay escaped (\u003c): Argo CD v2.14 passes the
+		// text of JSON objects through, and writes YAML's the same way.
 		e.stream = json.NewEncoder(w)
-		e.stream.SetEscapeHTML(false)
 	default:
 		return nil, fmt.Errorf("unknown output format %q (use yaml or json)", format)
 	}
