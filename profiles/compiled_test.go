@@ -91,8 +91,8 @@ func TestCompiledLoadsAsYAML(t *testing.T) {
 		}
 		for i := range yp {
 			n++
-			if !reflect.DeepEqual(cp[i], yp[i]) {
-				t.Errorf("%s: %s loads differently from its compiled form", op, yp[i].File)
+			if err := operators.SameProfile(cp[i], yp[i]); err != nil {
+				t.Errorf("%s: %s loads differently from its compiled form: %v", op, yp[i].File, err)
 				continue
 			}
 			for _, r := range yp[i].Resources {

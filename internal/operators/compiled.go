@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"sort"
 	"strings"
+	"unsafe"
 )
 
 // The compiled form of a profile or index: what ParseProfile or ParseIndex
@@ -383,36 +385,52 @@ func (r *reader) value(depth int) any {
 	return nil
 }
 
-// segs reads a parsed path into buf's free capacity, or a new slice.
-func (r *reader) segs(path string, buf *[]Seg) []Seg {
+// segs checks a parsed path's encoding and returns it undecoded: most
+// kinds of a profile are never filled in a run, and their paths need not
+// be built (decodeSegs does it when they are).
+func (r *reader) segs(path string) string {
+	start := r.i
 	n := r.count()
 	if n == 0 {
 		r.fail()
-		return nil
+		return ""
 	}
-	if cap(*buf)-len(*buf) < n {
-		*buf = make([]Seg, 0, max(n, 1024))
-	}
-	start := len(*buf)
 	for range n {
 		switch r.byte() {
 		case segIter:
-			*buf = append(*buf, Seg{Iter: true})
 		case segSub:
 			off, l := r.uint(), r.uint()
 			if off > uint64(len(path)) || l > uint64(len(path))-off {
 				r.fail()
-				return nil
 			}
-			*buf = append(*buf, Seg{Name: path[off : off+l]})
 		case segName:
-			*buf = append(*buf, Seg{Name: r.str()})
+			r.str()
 		default:
 			r.fail()
-			return nil
 		}
 	}
-	return (*buf)[start:len(*buf):len(*buf)]
+	if r.err != nil {
+		return ""
+	}
+	return r.s[start:r.i]
+}
+
+// decodeSegs decodes what segs checked.
+func decodeSegs(path, enc string) []Seg {
+	r := &reader{s: enc}
+	out := make([]Seg, r.count())
+	for i := range out {
+		switch r.byte() {
+		case segIter:
+			out[i].Iter = true
+		case segSub:
+			off, l := r.uint(), r.uint()
+			out[i].Name = path[off : off+l]
+		case segName:
+			out[i].Name = r.str()
+		}
+	}
+	return out
 }
 
 func (r *reader) magic(m string) bool {
@@ -444,6 +462,17 @@ func IsCompiled(data []byte) bool {
 // compiled from, for messages and reports.
 func UnmarshalCompiled(file string, data []byte) (*Profile, error) {
 	r := &reader{s: string(data)}
+	return unmarshalCompiled(file, r)
+}
+
+// UnmarshalCompiledOwned is UnmarshalCompiled of data that nobody changes
+// afterwards (a buffer just read): its strings point into data instead of
+// a copy.
+func UnmarshalCompiledOwned(file string, data []byte) (*Profile, error) {
+	return unmarshalCompiled(file, &reader{s: unsafe.String(unsafe.SliceData(data), len(data))})
+}
+
+func unmarshalCompiled(file string, r *reader) (*Profile, error) {
 	if !r.magic(magicProfile) {
 		return nil, &LintError{File: file, Msg: "not a compiled profile"}
 	}
@@ -465,7 +494,6 @@ func UnmarshalCompiled(file string, data []byte) (*Profile, error) {
 		l.Operators = r.strs()
 		p.Learned = l
 	}
-	var segBuf []Seg
 	p.Resources = make([]Resource, r.count())
 	for i := range p.Resources {
 		res := &p.Resources[i]
@@ -478,7 +506,7 @@ func UnmarshalCompiled(file string, data []byte) (*Profile, error) {
 			for j := range res.Defaults {
 				d := &res.Defaults[j]
 				d.Path = r.path()
-				d.segs, d.parsed = r.segs(d.Path, &segBuf), d.Path
+				d.compiled, d.parsed = r.segs(d.Path), d.Path
 				d.Type = r.str()
 				d.Nullable = r.bool()
 				d.Line = int(r.int())
@@ -542,4 +570,48 @@ func CompileFile(file string, data []byte) ([]byte, error) {
 		return nil, err
 	}
 	return MarshalCompiled(p)
+}
+
+// SameProfile says how two profiles differ, parsed paths included, or nil:
+// a profile read from its compiled form must be the one its YAML gives.
+func SameProfile(a, b *Profile) error {
+	if a.File != b.File || a.Source != b.Source {
+		return fmt.Errorf("%s (%s) and %s (%s)", a.File, a.Source, b.File, b.Source)
+	}
+	ma, err := MarshalCompiled(a)
+	if err != nil {
+		return err
+	}
+	mb, err := MarshalCompiled(b)
+	if err != nil {
+		return err
+	}
+	if string(ma) != string(mb) {
+		return fmt.Errorf("%s: the profiles differ", a.File)
+	}
+	ca, cb := *a, *b
+	ca.Resources, cb.Resources = nil, nil
+	if !reflect.DeepEqual(ca, cb) {
+		return fmt.Errorf("%s: the profiles differ", a.File)
+	}
+	for i := range a.Resources {
+		ra, rb := a.Resources[i], b.Resources[i]
+		for j := range ra.Defaults {
+			sa, err := ra.Defaults[j].Segs()
+			if err != nil {
+				return err
+			}
+			sb, err := rb.Defaults[j].Segs()
+			if err != nil {
+				return err
+			}
+			if !reflect.DeepEqual(sa, sb) || !reflect.DeepEqual(ra.Defaults[j].Value, rb.Defaults[j].Value) {
+				return fmt.Errorf("%s:%d: %s differs", a.File, ra.Defaults[j].Line, ra.Defaults[j].Path)
+			}
+		}
+		if !reflect.DeepEqual(ra.Mutations, rb.Mutations) || !reflect.DeepEqual(ra.Maps, rb.Maps) {
+			return fmt.Errorf("%s:%d: %s %s differs", a.File, ra.Line, ra.APIVersion(), ra.Kind)
+		}
+	}
+	return nil
 }

@@ -56,11 +56,14 @@ func TestCompiledRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("compiled form reads back as\n%#v\nwant\n%#v", got, want)
+	if err := SameProfile(got, want); err != nil {
+		t.Fatal(err)
 	}
 	if again, _ := MarshalCompiled(got); string(again) != string(b) {
 		t.Fatal("compiling what was read back gives other bytes")
+	}
+	if !got.Resources[0].Defaults[0].Checked() {
+		t.Fatal("a compiled path does not count as checked")
 	}
 	if segs, _ := got.Resources[0].Defaults[2].Segs(); len(segs) != 3 || segs[2].Name != "acme.io/x" {
 		t.Fatalf("quoted path segments: %#v", segs)

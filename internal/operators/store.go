@@ -95,7 +95,7 @@ func (r *profileRef) load() (*Profile, error) {
 			return
 		}
 		if r.file != sourceName(r.file) {
-			r.p, r.err = UnmarshalCompiled(r.display(), data)
+			r.p, r.err = UnmarshalCompiledOwned(r.display(), data)
 		} else {
 			r.p, r.err = ParseProfile(r.display(), data)
 		}

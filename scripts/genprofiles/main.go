@@ -113,7 +113,7 @@ func main() {
 		os.Exit(1)
 	}
 	if *check {
-		fmt.Printf("genprofiles: the shipped profiles of %d operator(s) and every docs page match their sources\n", done)
+		fmt.Printf("genprofiles: the shipped profiles of %d operator(s), every docs page and every compiled form match their sources\n", done)
 	}
 }
 
