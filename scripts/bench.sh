@@ -11,7 +11,7 @@ CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o bin/cmp-defaults ./cmd/cmp-
 [ -x bin/kustomize ] || GOBIN="$PWD/bin" go install sigs.k8s.io/kustomize/kustomize/v5@v5.8.2
 
 echo "== Go benchmarks" >&2
-out=$(go test -run XXX -cpu 1 -bench 'DecodeEncode|Fill$|FillOnly|FillRatio|LoadResolveCompile' -benchmem -count "${COUNT:-3}" ./internal/defaults/
+out=$(go test -run XXX -cpu 1 -bench 'DecodeEncode|Fill$|FillOnly|FillRatio|GenerateRatio|LoadResolveCompile' -benchmem -count "${COUNT:-3}" ./internal/defaults/
       go test -run XXX -bench 'Codec' -benchmem -count "${COUNT:-3}" ./internal/manifest/
       go test -run XXX -bench 'Helm50|Kustomize200' -benchmem -count "${COUNT:-3}" ./internal/render/)
 echo "$out" | grep -E '^(Benchmark|goos|cpu)'

@@ -30,6 +30,7 @@ fuzz FuzzDecode ./internal/manifest
 fuzz FuzzFill ./internal/defaults
 fuzz FuzzParseProfile ./internal/operators
 fuzz FuzzCompileJQ ./internal/operators
+fuzz FuzzUnmarshalCompiled ./internal/operators
 fuzz FuzzFromEnv ./internal/plugin
 fuzz FuzzKustomizePreflight ./internal/render
 if [ -x test/e2e/run.sh ]; then

@@ -152,3 +152,48 @@ func BenchmarkLoadResolveCompileLarge(b *testing.B) {
 		benchEngineOf(b, [2]string{"prometheus-operator", "v0.93.0"})
 	}
 }
+
+// BenchmarkGenerateRatio is what generate does with each object — decode,
+// fill, encode as manifest.JSONStream — interleaved in one loop with the
+// same work encoding YAML (what it did before), reporting json/yaml as
+// "ratio" and the time per object of each.
+func BenchmarkGenerateRatio(b *testing.B) {
+	data := stream(10000)
+	e := benchEngine(b)
+	pass := func(format string) time.Duration {
+		start := time.Now()
+		var out bytes.Buffer
+		enc, _ := manifest.NewEncoder(&out, format)
+		err := manifest.Each("bench", data, manifest.DefaultLimits, func(o manifest.Object) error {
+			if err := e.Fill(o.Data, nil); err != nil {
+				return err
+			}
+			return enc.Encode(o)
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	var js, ys time.Duration
+	for b.Loop() {
+		js += pass(manifest.JSONStream)
+		ys += pass("yaml")
+	}
+	b.ReportMetric(float64(js)/float64(ys), "ratio")
+	b.ReportMetric(float64(js.Nanoseconds())/float64(b.N)/10000, "json-ns/object")
+	b.ReportMetric(float64(ys.Nanoseconds())/float64(b.N)/10000, "yaml-ns/object")
+}
+
+// BenchmarkDecode is decoding the 10,000-object stream alone.
+func BenchmarkDecode(b *testing.B) {
+	data := stream(10000)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := manifest.Each("bench", data, manifest.DefaultLimits, func(manifest.Object) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/10000, "ns/object")
+}

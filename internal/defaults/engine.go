@@ -151,14 +151,26 @@ func Compile(res []*operators.Resolution, file func(op, version string) (string,
 // compileResource checks the resource's paths and compiles its mutations
 // now; the defaults tree is built when the kind is first filled.
 func compileResource(rs *operators.Resource, o *Origin) (*kindRules, error) {
+	// Paths checked when the profile was read are parsed when the kind is
+	// first filled; others are parsed (and checked) now.
 	segs := make([][]operators.Seg, len(rs.Defaults))
 	for i := range rs.Defaults {
+		if rs.Defaults[i].Checked() {
+			continue
+		}
 		var err error
 		if segs[i], err = rs.Defaults[i].Segs(); err != nil {
 			return nil, err
 		}
 	}
-	kr := &kindRules{tree: sync.OnceValue(func() *node { return buildTree(rs, segs, o) })}
+	kr := &kindRules{tree: sync.OnceValue(func() *node {
+		for i := range rs.Defaults {
+			if segs[i] == nil {
+				segs[i], _ = rs.Defaults[i].Segs() // checked: cannot fail
+			}
+		}
+		return buildTree(rs, segs, o)
+	})}
 	for i := range rs.Mutations {
 		m := &rs.Mutations[i]
 		code, err := operators.CompileJQ(m.Path, true)

@@ -119,18 +119,32 @@ type Default struct {
 
 	// segs is Path parsed while the profile was validated, so that
 	// compiling it does not parse it again; parsed says from which Path.
-	segs   []Seg
-	parsed string
+	// A profile read from its compiled form keeps the parsed path encoded
+	// instead (compiled), decoded when a kind's rules are first built.
+	segs     []Seg
+	parsed   string
+	compiled string
 }
 
 // Segs is the default's path parsed (ParsePath): kept from validation
 // when the profile was read from a file, parsed now otherwise. It only
 // reads d, so compiling a profile on several goroutines is safe.
 func (d *Default) Segs() ([]Seg, error) {
-	if d.segs != nil && d.parsed == d.Path {
-		return d.segs, nil
+	if d.parsed == d.Path {
+		if d.segs != nil {
+			return d.segs, nil
+		}
+		if d.compiled != "" {
+			return decodeSegs(d.Path, d.compiled), nil
+		}
 	}
 	return ParsePath(d.Path)
+}
+
+// Checked says whether the path was checked when the profile was read
+// (validated, or compiled from a validated file): Segs cannot fail then.
+func (d *Default) Checked() bool {
+	return d.parsed == d.Path && (d.segs != nil || d.compiled != "")
 }
 
 // Mutation is a known mutating-webhook default, written by hand.

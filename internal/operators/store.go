@@ -39,6 +39,7 @@ type operator struct {
 	// The shipped index is parsed on first use, so that start-up reads
 	// only the indexes of the operators a run selects.
 	shippedIndex fs.FS
+	indexFile    string // index.yaml, or index.bin when only the compiled form is there
 	indexOnce    sync.Once
 	indexErr     error
 }
@@ -49,13 +50,17 @@ func (o *operator) index() error {
 		if o.shippedIndex == nil {
 			return
 		}
-		file := path.Join(o.name, "index.yaml")
-		data, err := fs.ReadFile(o.shippedIndex, file)
+		data, err := fs.ReadFile(o.shippedIndex, o.indexFile)
 		if err != nil {
 			o.indexErr = err
 			return
 		}
-		ix, err := ParseIndex("profiles/"+file, data)
+		var ix *Index
+		if yaml := sourceName(o.indexFile); yaml != o.indexFile {
+			ix, err = UnmarshalCompiledIndex("profiles/"+yaml, data)
+		} else {
+			ix, err = ParseIndex("profiles/"+o.indexFile, data)
+		}
 		if err != nil {
 			o.indexErr = err
 			return
@@ -73,7 +78,7 @@ func (o *operator) index() error {
 
 type profileRef struct {
 	version string
-	file    string
+	file    string // the file read: <version>.yaml, or <version>.bin (compiled) for shipped profiles
 	source  string
 	fsys    fs.FS
 	once    sync.Once
@@ -91,7 +96,11 @@ func (r *profileRef) load() (*Profile, error) {
 			r.err = err
 			return
 		}
-		r.p, r.err = ParseProfile(r.display(), data)
+		if r.file != sourceName(r.file) {
+			r.p, r.err = UnmarshalCompiledOwned(r.display(), data)
+		} else {
+			r.p, r.err = ParseProfile(r.display(), data)
+		}
 		if r.err == nil {
 			r.p.Source = r.source
 		}
@@ -99,16 +108,30 @@ func (r *profileRef) load() (*Profile, error) {
 	return r.p, r.err
 }
 
+// display names the YAML file of the profile, even when its compiled
+// form was read: the YAML is what people read and fix.
 func (r *profileRef) display() string {
 	if r.source == Shipped {
-		return "profiles/" + r.file
+		return "profiles/" + sourceName(r.file)
 	}
 	return r.file
 }
 
+// sourceName is the YAML file a compiled file was made from; other names
+// are returned as they are.
+func sourceName(file string) string {
+	if base, ok := strings.CutSuffix(file, CompiledExt); ok {
+		return base + ".yaml"
+	}
+	return file
+}
+
 // LoadOptions say where profiles come from.
 type LoadOptions struct {
-	Embedded fs.FS    // shipped profiles, laid out <operator>/<version>.yaml and <operator>/index.yaml
+	// Embedded is the shipped profiles, laid out <operator>/<version>.yaml
+	// and <operator>/index.yaml, or their compiled forms (.bin) where the
+	// YAML is absent (the binary embeds only those).
+	Embedded fs.FS
 	Dirs     []string // user directories, searched recursively; any file layout
 	// KeepGoing collects the errors of bad files in Store.Problems instead
 	// of failing on the first.
@@ -158,18 +181,26 @@ func (s *Store) addEmbedded(fsys fs.FS) error {
 		}
 		o := s.op(d.Name())
 		o.sources[Shipped] = true
-		for _, f := range files {
-			name := f.Name()
-			file := path.Join(d.Name(), name)
-			if name == "index.yaml" {
-				o.shippedIndex = fsys
-				continue
+		// A YAML file wins over its compiled form: in a source tree the
+		// YAML is the truth, and the compiled file may be stale.
+		for _, ext := range []string{CompiledExt, ".yaml"} {
+			for _, f := range files {
+				name := f.Name()
+				base, ok := strings.CutSuffix(name, ext)
+				if !ok {
+					continue
+				}
+				file := path.Join(d.Name(), name)
+				if base == "index" {
+					o.shippedIndex, o.indexFile = fsys, file
+					continue
+				}
+				v, err := CanonicalVersion(base)
+				if err != nil {
+					continue
+				}
+				o.profiles[v] = &profileRef{version: v, file: file, source: Shipped, fsys: fsys}
 			}
-			v, err := CanonicalVersion(strings.TrimSuffix(name, ".yaml"))
-			if err != nil || !strings.HasSuffix(name, ".yaml") {
-				continue
-			}
-			o.profiles[v] = &profileRef{version: v, file: file, source: Shipped, fsys: fsys}
 		}
 	}
 	return nil

@@ -7,20 +7,26 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/benchdata"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/profiles"
 )
 
 type run struct {
 	wall time.Duration
-	rss  int64 // KiB
+	cpu  time.Duration // user + system
+	rss  int64         // KiB
 }
 
 type cmdSpec struct {
@@ -36,8 +42,10 @@ func main() {
 	kust := flag.String("kustomize", "bin/kustomize", "kustomize binary")
 	runs := flag.Int("runs", 15, "runs per command (interleaved)")
 	work := flag.String("work", "", "fixture directory (default: a temp dir)")
-	sizes := flag.String("rss", "1000,10000,100000", "object counts for the peak RSS series")
+	sizes := flag.String("rss", "1000,10000,100000", "object counts for the peak RSS series (empty: none)")
+	only := flag.String("only", "", "run only the scenarios whose name matches this regular expression")
 	flag.Parse()
+	match := regexp.MustCompile(*only)
 	for _, p := range []*string{cmp, helm, kust} {
 		abs, err := filepath.Abs(*p)
 		must(err)
@@ -53,6 +61,8 @@ func main() {
 	must(benchdata.Chart(filepath.Join(dir, "chart"), 50))
 	must(benchdata.Kustomize(filepath.Join(dir, "kustomize"), 200))
 	must(benchdata.OneFile(filepath.Join(dir, "onefile")))
+	largest, err := largestProfile(filepath.Join(dir, "largest"))
+	must(err)
 	home := filepath.Join(dir, "home")
 	must(os.MkdirAll(home, 0o755))
 	base := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "KUBECONFIG=" + filepath.Join(home, "none")}
@@ -60,8 +70,10 @@ func main() {
 		"ARGOCD_APP_SOURCE_PATH=onefile", "ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=external-secrets@2.5.0", "KUBE_VERSION=1.34.0")
 
 	fmt.Printf("# %d interleaved runs each; medians; machine: %s\n\n", *runs, machine())
-	fmt.Println("| scenario | cmp-defaults | baseline | ratio | target |")
-	fmt.Println("|---|---|---|---|---|")
+	largeEnv := append(append([]string{}, base...), "ARGOCD_APP_NAME=bench", "ARGOCD_APP_NAMESPACE=team",
+		"ARGOCD_APP_SOURCE_PATH=largest", "ARGOCD_ENV_CMP_DEFAULTS_OPERATORS="+largest, "KUBE_VERSION=1.34.0")
+	fmt.Println("| scenario | cmp-defaults | baseline | ratio | CPU ratio | target |")
+	fmt.Println("|---|---|---|---|---|---|")
 	pairs := []struct {
 		scenario, target string
 		ours, theirs     cmdSpec
@@ -76,9 +88,15 @@ func main() {
 		{"render of a 200-resource overlay vs `kustomize build`", "≤ 1.0× (no target set)",
 			cmdSpec{"render", dir, base, []string{*cmp, "render", "--repo-root", "kustomize", "kustomize/overlay"}},
 			cmdSpec{"kustomize build", dir, base, []string{*kust, "build", "kustomize/overlay"}}, 0},
+		{"generate with the largest shipped profile (" + largest + ") vs with external-secrets@2.5.0", "≤ 1.1×",
+			cmdSpec{"generate largest", filepath.Join(dir, "largest"), largeEnv, []string{*cmp, "generate"}},
+			cmdSpec{"generate", filepath.Join(dir, "onefile"), genEnv, []string{*cmp, "generate"}}, 1.1},
 	}
 	var generate []run
 	for _, p := range pairs {
+		if !match.MatchString(p.scenario) {
+			continue
+		}
 		var a, b []run
 		for i := 0; i < *runs; i++ {
 			a = append(a, timeIt(p.ours))
@@ -88,14 +106,20 @@ func main() {
 			generate = a
 		}
 		ma, mb := median(a), median(b)
-		fmt.Printf("| %s | %s | %s | %.2f× | %s |\n", p.scenario, ms(ma.wall), ms(mb.wall), float64(ma.wall)/float64(mb.wall), p.target)
+		ca, cb := medianCPU(a), medianCPU(b)
+		fmt.Printf("| %s | %s | %s | %.2f× | %.2f× | %s |\n", p.scenario, ms(ma.wall), ms(mb.wall), float64(ma.wall)/float64(mb.wall), float64(ca)/float64(cb), p.target)
 	}
-	g := median(generate)
-	fmt.Printf("\n`generate` one-file: median %s wall, peak RSS %d MiB.\n", ms(g.wall), g.rss>>10)
+	if len(generate) > 0 {
+		g := median(generate)
+		fmt.Printf("\n`generate` one-file: median %s wall, peak RSS %d MiB.\n", ms(g.wall), g.rss>>10)
+	}
 
 	fmt.Println("\n| objects | input | fill wall | peak RSS | RSS / input |")
 	fmt.Println("|---|---|---|---|---|")
 	for _, s := range strings.Split(*sizes, ",") {
+		if s == "" {
+			continue
+		}
 		var n int
 		fmt.Sscan(s, &n)
 		f := filepath.Join(dir, fmt.Sprintf("stream-%d.yaml", n))
@@ -127,7 +151,53 @@ func timeIt(c cmdSpec) run {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.rss = ru.Maxrss
 	}
+	r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	return r
+}
+
+func medianCPU(rs []run) time.Duration {
+	s := make([]time.Duration, len(rs))
+	for i, r := range rs {
+		s[i] = r.cpu
+	}
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+// largestProfile finds the largest shipped profile (by its compiled size)
+// and writes one object of its first kind into dir, for generate to fill.
+// It returns the operator release that selects it.
+func largestProfile(dir string) (string, error) {
+	var file string
+	var size int64
+	err := fs.WalkDir(profiles.FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path.Base(p) == "index"+operators.CompiledExt {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil && info.Size() > size {
+			file, size = p, info.Size()
+		}
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	op, version := path.Dir(file), strings.TrimSuffix(path.Base(file), operators.CompiledExt)
+	st, err := operators.Load(operators.LoadOptions{Embedded: profiles.FS})
+	if err != nil {
+		return "", err
+	}
+	res, err := st.Resolve(op, version, true)
+	if err != nil {
+		return "", err
+	}
+	r := res.Profile.Resources[0]
+	obj := fmt.Sprintf("apiVersion: %s\nkind: %s\nmetadata:\n  name: bench\n  namespace: team\nspec: {}\n", r.APIVersion(), r.Kind)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	return op + "@" + strings.TrimPrefix(version, "v"), os.WriteFile(filepath.Join(dir, "object.yaml"), []byte(obj), 0o644)
 }
 
 func median(rs []run) run {

@@ -9,6 +9,11 @@
 // release folder may be partial (CRD files it lacks are as in the newest
 // earlier folder); or a bare git mirror, <mirrors>/<mirror>/repo, read blob
 // by blob at every release tag the catalog selects.
+//
+// Every YAML profile and index under -out, of every operator (generated in
+// this run or not), also gets its compiled form beside it (<name>.bin,
+// operators.CompileFile): the binary embeds those, and -check fails when
+// one is stale.
 package main
 
 import (
@@ -102,6 +107,11 @@ func main() {
 	if *newest != "" {
 		return
 	}
+	stale, err := compiledForms(*out, *check)
+	if err != nil {
+		fail(err)
+	}
+	bad += stale
 	pages, err := docPages(*out)
 	if err != nil {
 		fail(err)
@@ -119,7 +129,7 @@ func main() {
 		os.Exit(1)
 	}
 	if *check {
-		fmt.Printf("genprofiles: the shipped profiles of %d operator(s) and every docs page match their sources\n", done)
+		fmt.Printf("genprofiles: the shipped profiles of %d operator(s), every docs page and every compiled form match their sources\n", done)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -350,7 +351,67 @@ func fill(t *testing.T, objs []*unstructured.Unstructured, args ...string) []*un
 	if len(out) != len(objs) {
 		t.Fatalf("fill: %d objects in, %d out", len(objs), len(out))
 	}
-	return out
+	// What Argo CD gets from the plugin is generate's JSON stream: it must
+	// be these very objects, and it is what the scenarios sync.
+	gen := generated(t, in.String(), args...)
+	if len(gen) != len(out) {
+		t.Fatalf("generate: %d objects, fill: %d", len(gen), len(out))
+	}
+	for i := range out {
+		if !reflect.DeepEqual(gen[i].Object, out[i].Object) {
+			y, _ := yaml.Marshal(gen[i].Object)
+			t.Fatalf("generate's JSON stream decodes to another object than fill's YAML:\n%s\nfill:\n%s", y, r.stdout)
+		}
+	}
+	return gen
+}
+
+// generated runs 'cmp-defaults generate' on a plain directory holding
+// manifests, as argocd-cmp-server runs it (the Application's name,
+// namespace and path in its environment), with the operator releases and
+// profile directories of fill's args in the sidecar's env, and decodes its
+// stdout the way Argo CD reads a plugin's output.
+func generated(t *testing.T, manifests string, fillArgs ...string) []*unstructured.Unstructured {
+	t.Helper()
+	var ops, dirs []string
+	for i := 0; i+1 < len(fillArgs); i += 2 {
+		switch fillArgs[i] {
+		case "--operator":
+			ops = append(ops, fillArgs[i+1])
+		case "--profiles-dir":
+			d, err := filepath.Abs(fillArgs[i+1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			dirs = append(dirs, d)
+		default:
+			t.Fatalf("generated: no plugin setting for %s", fillArgs[i])
+		}
+	}
+	repo := t.TempDir()
+	app := filepath.Join(repo, "app")
+	if err := os.MkdirAll(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(app, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(app, "objects.yaml"), []byte(manifests), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "generate")
+	cmd.Dir = app
+	cmd.Env = append(os.Environ(), "ARGOCD_APP_NAME=e2e", "ARGOCD_APP_NAMESPACE=default", "ARGOCD_APP_SOURCE_PATH=app",
+		"CMP_DEFAULTS_OPERATORS="+strings.Join(ops, ","), "CMP_DEFAULTS_PROFILES_DIR="+strings.Join(dirs, string(os.PathListSeparator)))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("cmp-defaults generate (%s): %v: %s", strings.Join(ops, ","), err, errb.String())
+	}
+	if !bytes.HasPrefix(out.Bytes(), []byte("{")) {
+		t.Fatalf("generate's output is not a JSON stream:\n%s", out.String())
+	}
+	return decodeObjects(t, out.Bytes())
 }
 
 // ---- one scenario: sync without and with cmp-defaults, diff in every mode ----

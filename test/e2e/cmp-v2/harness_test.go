@@ -347,6 +347,25 @@ func parseApp(t testing.TB, manifest string) *v1alpha1.Application {
 // runConfigManagementPluginSidecars does, including its error wrapping.
 func generate(t testing.TB, app *v1alpha1.Application) ([]*unstructured.Unstructured, error) {
 	t.Helper()
+	manifests, err := generateManifests(t, app)
+	if err != nil {
+		return nil, err
+	}
+	var objs []*unstructured.Unstructured
+	for _, m := range manifests {
+		o, err := splitYAML([]byte(m))
+		if err != nil {
+			return nil, fmt.Errorf("failed to convert CMP manifests to unstructured objects: %s", err.Error())
+		}
+		objs = append(objs, o...)
+	}
+	return objs, nil
+}
+
+// generateManifests is the CMP server's answer to repo-server: the
+// manifests it parsed from the plugin's stdout, as the text it sends.
+func generateManifests(t testing.TB, app *v1alpha1.Application) ([]string, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), repoServerTimeout)
 	defer cancel()
 	q := requestFor(app)
@@ -380,15 +399,7 @@ func generate(t testing.TB, app *v1alpha1.Application) ([]*unstructured.Unstruct
 	if err != nil {
 		return nil, fmt.Errorf("error generating manifests in cmp: %w", err)
 	}
-	var objs []*unstructured.Unstructured
-	for _, m := range resp.Manifests {
-		o, err := splitYAML([]byte(m))
-		if err != nil {
-			return nil, fmt.Errorf("failed to convert CMP manifests to unstructured objects: %s", err.Error())
-		}
-		objs = append(objs, o...)
-	}
-	return objs, nil
+	return resp.Manifests, nil
 }
 
 // announce asks for the parameter announcement the way repo-server's

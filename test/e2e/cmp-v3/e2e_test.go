@@ -451,6 +451,85 @@ func TestDiscoveryAsDocumented(t *testing.T) {
 	checkFilled(t, objs, filled25)
 }
 
+// generate prints a JSON stream (one object per line) where render prints
+// YAML. What Argo CD makes of the two is the same, byte for byte: a second
+// CMP server runs generate with its output turned into the YAML stream of
+// the same objects (cmp-defaults fill without operators), and every
+// application gets the same manifests from both.
+func TestJSONOutputIsTheYAMLForArgoCD(t *testing.T) {
+	odd := filepath.Join(gitRepo, "apps", "json-values")
+	if err := os.MkdirAll(odd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(odd) })
+	objects := `apiVersion: v1
+kind: ConfigMap
+metadata: {name: values, annotations: {"a.b/c": "<x & y>", empty: ""}}
+data: {t: "true", n: "010", u: "é ☃ \u2028", nl: "a\nb", f: "1.0"}
+---
+apiVersion: external-secrets.io/v1
+kind: ExternalSecret
+metadata: {name: numbers, labels: {"on": "yes"}}
+spec:
+  refreshInterval: 1h
+  data: [{secretKey: k, remoteRef: {key: k, version: "1"}}]
+  target: {template: {data: {i: "3", big: "1e21"}, metadata: {annotations: {x: null}}}}
+`
+	if err := os.WriteFile(filepath.Join(odd, "objects.yaml"), []byte(objects), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	apps := []struct{ path, plugin string }{
+		{"examples/plain", operatorsParam},
+		{"examples/helm", operatorsParam},
+		{"examples/kustomize/overlays/prod", operatorsParam},
+		{"apps/json-values", operatorsParam},
+	}
+	fromJSON := make([][]string, len(apps))
+	for i, a := range apps {
+		m, err := generateManifests(t, parseApp(t, application("datadog", a.path, a.plugin)))
+		if err != nil {
+			t.Fatalf("%s: %v", a.path, err)
+		}
+		fromJSON[i] = m
+	}
+
+	plugin, err := os.ReadFile(filepath.Join(repoRoot, "plugin.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	yamlPlugin := strings.Replace(string(plugin), "command: [cmp-defaults, generate]",
+		`command: [sh, -c, "set -e; cmp-defaults generate >out.json; cmp-defaults fill out.json; rm out.json"]`, 1)
+	if yamlPlugin == string(plugin) {
+		t.Fatal("plugin.yaml: generate command not found")
+	}
+	cfgDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cfgDir, "plugin.yaml"), []byte(yamlPlugin), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	short, err := os.MkdirTemp("", "cmpy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(short) })
+	t.Setenv("ARGOCD_PLUGINSOCKFILEPATH", short)
+	t.Setenv("ARGOCD_CMP_WORKDIR", filepath.Join(short, "w"))
+	_, stop, err := startCMPServer(cfgDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	for i, a := range apps {
+		fromYAML, err := generateManifests(t, parseApp(t, application("datadog", a.path, a.plugin)))
+		if err != nil {
+			t.Fatalf("%s, as YAML: %v", a.path, err)
+		}
+		if len(fromYAML) == 0 || strings.Join(fromYAML, "\n") != strings.Join(fromJSON[i], "\n") {
+			t.Errorf("%s: Argo CD gets other manifests from the JSON stream:\n%s\nthan from the YAML stream:\n%s",
+				a.path, strings.Join(fromJSON[i], "\n"), strings.Join(fromYAML, "\n"))
+		}
+	}
+}
+
 // The Application manifests of docs/install.md, as written, against this
 // repository's examples.
 func TestInstallDocApplications(t *testing.T) {
