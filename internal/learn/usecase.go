@@ -2,6 +2,7 @@ package learn
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/check"
@@ -45,10 +46,36 @@ func Run(ctx context.Context, cl *cluster.Client, e *defaults.Engine, res []*ope
 	if err != nil {
 		return nil, nil, err
 	}
+	// Fields added to some objects and not others, where more than one
+	// sibling could decide: dry-run the objects with each candidate swapped,
+	// so the learned condition names the field that decides.
+	varied := 0
+	if vs := Variants(obs); len(vs) > 0 {
+		var observed []manifest.Object // obs[i] was observed[i]
+		for _, in := range ins {
+			if in.Skipped == "" {
+				observed = append(observed, in.Object)
+			}
+		}
+		vins := make([]Input, len(vs))
+		for i, v := range vs {
+			vins[i].Object = observed[v.Of]
+			vins[i].Object.Data = v.Object
+		}
+		vobs, _, err := Observe(ctx, cl, vins, opt.Namespace, opt.FieldManager)
+		if err != nil {
+			return nil, nil, fmt.Errorf("dry runs of varied objects (to find the field that decides a default): %v", err)
+		}
+		for i := range vobs {
+			vobs[i].ID = vs[i].ID
+		}
+		obs = append(obs, vobs...)
+		varied = len(vobs)
+	}
 	result := Build(obs)
 	rep := &Report{
 		Operator: opt.Operator, Version: opt.Version,
-		Learned:    operators.Learned{Cluster: cl.Host, Context: cl.Context, ServerVersion: cl.Version, Time: opt.Time, Objects: len(obs), Operators: filledFirst},
+		Learned:    operators.Learned{Cluster: cl.Host, Context: cl.Context, ServerVersion: cl.Version, Time: opt.Time, Objects: len(obs) - varied, Varied: varied, Operators: filledFirst},
 		Objects:    seen,
 		Rules:      result.Rules,
 		NotLearned: result.Findings,

@@ -65,7 +65,13 @@ type Learned struct {
 	ServerVersion string   `yaml:"serverVersion" json:"serverVersion"`
 	Time          string   `yaml:"time,omitempty" json:"time,omitempty"`           // RFC 3339, only when given: output stays reproducible
 	Objects       int      `yaml:"objects" json:"objects"`                         // objects dry-run
+	Varied        int      `yaml:"varied,omitempty" json:"varied,omitempty"`       // objects the learner varied to find the field that decides a default
 	Operators     []string `yaml:"operators,omitempty" json:"operators,omitempty"` // releases whose fills came first
+	// Module and Configuration: for a webhook built from the operator's Go
+	// module (scripts/learn-webhooks.sh), its module@version and the
+	// operator configuration it ran with.
+	Module        string `yaml:"module,omitempty" json:"module,omitempty"`
+	Configuration string `yaml:"configuration,omitempty" json:"configuration,omitempty"`
 }
 
 // String says where the profile was learned, for reports.
@@ -75,6 +81,9 @@ func (l *Learned) String() string {
 		s += ", context " + l.Context
 	}
 	s += fmt.Sprintf(") from %d object(s)", l.Objects)
+	if l.Varied > 0 {
+		s += fmt.Sprintf(" and %d varied", l.Varied)
+	}
 	if len(l.Operators) > 0 {
 		s += " beyond " + strings.Join(l.Operators, ", ")
 	}
@@ -96,6 +105,10 @@ type Resource struct {
 	Maps      []string   `yaml:"maps,omitempty" json:"maps,omitempty"`
 	Defaults  []Default  `yaml:"defaults,omitempty" json:"defaults,omitempty"`
 	Mutations []Mutation `yaml:"mutations,omitempty" json:"mutations,omitempty"`
+	// Webhook names the release's mutating webhook that matches this kind
+	// (from its MutatingWebhookConfiguration): it may write any field, so
+	// only a mutation rule makes a field it writes known.
+	Webhook string `yaml:"webhook,omitempty" json:"webhook,omitempty"`
 
 	Line int `yaml:"-" json:"-"`
 }
@@ -160,6 +173,9 @@ type Release struct {
 	Version string `yaml:"version" json:"version"`
 	Date    string `yaml:"date,omitempty" json:"date,omitempty"`
 	Profile string `yaml:"profile" json:"profile"`
+	// Mutations says where the profile's webhook mutations for this
+	// release come from, or that none were learned.
+	Mutations string `yaml:"mutations,omitempty" json:"mutations,omitempty"`
 }
 
 // LintError is a problem in a profile file, with its location.
@@ -220,7 +236,7 @@ func ParseProfile(file string, data []byte) (*Profile, error) {
 		return nil, err
 	}
 	if ln := valueOf(doc, "learned"); ln != nil {
-		if err := checkKeys(file, ln, "cluster", "context", "serverVersion", "time", "objects", "operators"); err != nil {
+		if err := checkKeys(file, ln, "cluster", "context", "serverVersion", "time", "objects", "varied", "operators", "module", "configuration"); err != nil {
 			return nil, err
 		}
 	}
@@ -265,7 +281,7 @@ func ParseProfile(file string, data []byte) (*Profile, error) {
 	for i, rn := range res.Content {
 		r := &p.Resources[i]
 		r.Line = rn.Line
-		if err := checkKeys(file, rn, "group", "version", "kind", "storage", "maps", "defaults", "mutations"); err != nil {
+		if err := checkKeys(file, rn, "group", "version", "kind", "storage", "maps", "defaults", "mutations", "webhook"); err != nil {
 			return nil, err
 		}
 		if r.Version == "" || r.Kind == "" {

@@ -85,6 +85,7 @@ func TestLearn(t *testing.T) {
 			`.spec.replicas = 3 when .spec.mode == "ha"`,
 			`.spec.rules[] | select(.protocol == "HTTP") | .timeoutSeconds = 30`,
 			`.spec.rules[].retries = 3`,
+			`.spec.target.immutable = false when .spec.target.creationPolicy == "Owner"`,
 		}
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Errorf("learned\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
@@ -179,7 +180,7 @@ func TestLearn(t *testing.T) {
 
 	t.Run("explain", func(t *testing.T) {
 		r := runBinary(t, "", append(append([]string{"explain"}, fillArgs...), objects)...)
-		if r.code != 0 || !strings.Contains(r.stdout, "#   learned from "+s.host+" (Kubernetes "+version.GitVersion+", context admin) from 4 object(s) beyond gadgets@1.0.0") || !strings.Contains(r.stdout, "mutation .spec.rules[].retries  from prod-webhooks@2026.12.1") {
+		if r.code != 0 || !strings.Contains(r.stdout, "#   learned from "+s.host+" (Kubernetes "+version.GitVersion+", context admin) from 4 object(s) and 4 varied beyond gadgets@1.0.0") || !strings.Contains(r.stdout, "mutation .spec.rules[].retries  from prod-webhooks@2026.12.1") {
 			t.Errorf("explain: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 		}
 	})

@@ -39,6 +39,9 @@ const (
 //     and a timeoutSeconds of 0 rewritten to 1 (a value the user wrote);
 //   - replicas: 3 when spec.mode is "ha";
 //   - spec.backend created with nested fields when absent;
+//   - spec.target.immutable: false when spec.target.creationPolicy is
+//     "Owner" (one object of each kind decides nothing by itself: the
+//     learner varies the sibling to find out);
 //   - a team annotation, and the request's UID as an annotation.
 func mutateGadget(obj map[string]any, uid string) {
 	md, _ := obj["metadata"].(map[string]any)
@@ -74,6 +77,11 @@ func mutateGadget(obj map[string]any, uid string) {
 	}
 	if _, ok := spec["replicas"]; !ok && spec["mode"] == "ha" {
 		spec["replicas"] = 3
+	}
+	if tg, ok := spec["target"].(map[string]any); ok && tg["creationPolicy"] == "Owner" {
+		if _, ok := tg["immutable"]; !ok {
+			tg["immutable"] = false
+		}
 	}
 	if _, ok := spec["backend"]; !ok {
 		spec["backend"] = map[string]any{"port": 8080, "tls": map[string]any{"enabled": true, "minVersion": "1.2"}}
