@@ -187,12 +187,18 @@ func (t *Target) prepare() {
 
 // covering finds the filled record at leaf or above it.
 func (t *Target) covering(leaf operators.Path) *defaults.Filled {
+	// The deepest fill wins: a webhook mutation that filled a field inside
+	// an object a schema default created is what produced that field.
+	best := -1
 	for i, f := range t.filled {
-		if f != nil && leaf.HasPrefix(f) {
-			return &t.Filled[i]
+		if f != nil && leaf.HasPrefix(f) && (best < 0 || len(f) > len(t.filled[best])) {
+			best = i
 		}
 	}
-	return nil
+	if best < 0 {
+		return nil
+	}
+	return &t.Filled[best]
 }
 
 func (t *Target) apiVersionKind() (string, string) {
@@ -383,6 +389,14 @@ func (col *collector) classify(r *Rule, defs *Defaults, sp *staticPath, asPointe
 	failNote := ""
 	if len(c.Errors) > 0 {
 		failNote = fmt.Sprintf(" (on %d object(s) Argo CD's patch fails and removes nothing; see errors)", len(c.Errors))
+	}
+	// A kind the operator's mutating webhook matches: a field it ignores
+	// that only CRD schema defaults fill may get more from the webhook,
+	// which nothing fills unless a mutation rule covers it.
+	if wh := defs.webhook(r.Group, r.Kind); wh != "" && notInGit == 0 && len(c.Filled) > 0 && !slices.ContainsFunc(c.Filled, func(f Field) bool { return f.Type == "mutation" }) {
+		c.Status = StillNeeded
+		c.Reason = fmt.Sprintf("the operator's mutating webhook %s matches %s and may add fields where this rule looks; the selected profiles fill only CRD schema defaults here, no mutation rule: keep it (or learn the webhook's defaults with 'cmp-defaults profiles learn')", wh, r.Kind) + failNote
+		return
 	}
 	switch {
 	case notInGit == 0 && (len(c.Filled) > 0 || inGit > 0):
