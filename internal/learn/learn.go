@@ -48,6 +48,7 @@ const (
 	ReasonDropped = "dropped"
 	ReasonList    = "list-items-changed"
 	ReasonServer  = "server-owned"
+	ReasonCopy    = "copies-a-sibling"
 )
 
 // Rule is one learned mutation.
@@ -258,11 +259,36 @@ func (b *builder) decide(obs []Observation, g *group) ([]Rule, *Finding) {
 		}
 		return Rule{APIVersion: g.apiVersion, Kind: g.kind, Path: path, When: when, Value: match[0].value, Fields: len(match), Objects: len(objs)}
 	}
+	copyFinding := func(sib string) *Finding {
+		f := &Finding{APIVersion: g.apiVersion, Kind: g.kind, Path: g.path, Reason: ReasonCopy,
+			Why:    "admission copies the value of the sibling " + dotField(sib) + " into it: it follows what each object says, and a mutation sets one fixed value: not learned",
+			Ignore: ignoreRule(g.apiVersion, g.kind, g.path), Fix: "set it in Git to the value of " + dotField(sib)}
+		for _, s := range slots {
+			if !contains(f.Objects, obs[s.obs].ID) {
+				f.Objects = append(f.Objects, obs[s.obs].ID)
+			}
+		}
+		return f
+	}
 	if len(outcomes) == 1 && slots[0].outcome != "" {
+		if sib, ok := copied(slots); ok {
+			return nil, copyFinding(sib)
+		}
 		return []Rule{rule(g.path, "", slots)}, nil
 	}
 	if sib, ok := discriminator(slots); ok {
-		return b.conditional(g, slots, sib, rule), nil
+		rules := b.conditional(g, slots, sib, rule)
+		// A value equal to the deciding sibling's is a copy of it.
+		var kept []Rule
+		for _, r := range rules {
+			if !strings.HasSuffix(r.When, " == "+jsonText(r.Value)) && !strings.Contains(r.Path, " == "+jsonText(r.Value)+")") {
+				kept = append(kept, r)
+			}
+		}
+		if len(kept) < len(rules) {
+			return kept, copyFinding(sib)
+		}
+		return rules, nil
 	}
 	f := &Finding{APIVersion: g.apiVersion, Kind: g.kind, Path: g.path, Reason: ReasonObjects}
 	var vals []string
@@ -323,6 +349,24 @@ func (b *builder) conditional(g *group, slots []slot, sib string, rule func(path
 		out = append(out, rule(g.path, when, match))
 	}
 	return out
+}
+
+// copied finds a sibling whose value, in every slot, is the value added:
+// a copy, not a default.
+func copied(slots []slot) (string, bool) {
+	if _, ok := slots[0].value.(string); !ok {
+		return "", false
+	}
+next:
+	for _, sib := range slices.Sorted(maps.Keys(slots[0].parent)) {
+		for _, s := range slots {
+			if v, ok := s.parent[sib]; !ok || jsonText(v) != s.outcome {
+				continue next
+			}
+		}
+		return sib, true
+	}
+	return "", false
 }
 
 // present is the sibling key of an object or list: its presence decides.

@@ -411,3 +411,45 @@ func TestVariantsPresence(t *testing.T) {
 		t.Errorf("rules %q, want %q", got, want)
 	}
 }
+
+// TestBuildCopies: a value admission copies from a sibling (CloudNativePG's
+// initdb owner from its database) is reported, never learned as the one
+// value seen; the default where the sibling is absent stays.
+func TestBuildCopies(t *testing.T) {
+	admitOwner := func(o map[string]any) map[string]any {
+		out := runtime.DeepCopyJSON(o)
+		db := out["spec"].(map[string]any)["db"].(map[string]any)
+		if _, ok := db["name"]; !ok {
+			db["name"] = "app"
+			if _, ok := db["owner"]; !ok {
+				db["owner"] = "app"
+			}
+		}
+		if _, ok := db["owner"]; !ok {
+			db["owner"] = db["name"]
+		}
+		return out
+	}
+	var obs []Observation
+	for _, o := range []map[string]any{
+		gadget(t, "a", `{db: {name: shop}}`),
+		gadget(t, "b", `{db: {name: shop}}`),
+		gadget(t, "c", `{db: {size: 1}}`),
+		gadget(t, "d", `{db: {size: 2}}`),
+	} {
+		obs = append(obs, Observation{ID: "Gadget app/" + o["metadata"].(map[string]any)["name"].(string), APIVersion: "example.com/v1", Kind: "Gadget",
+			Sent: o, Runs: [2]map[string]any{admitOwner(o), admitOwner(o)}})
+	}
+	res := Build(obs)
+	for _, r := range res.Rules {
+		if jsonText(r.Value) == `"shop"` {
+			t.Errorf("learned a copy: %+v", r)
+		}
+	}
+	finding(t, res, ".spec.db.owner", ReasonCopy)
+	if got := strings.Join(ruleTexts(res), "\n"); !strings.Contains(got, `.spec.db.owner = "app" when .spec.db.name == null`) {
+		t.Errorf("rules:\n%s", got)
+	}
+	// One object alone: the copy is reported too.
+	finding(t, Build(obs[:1]), ".spec.db.owner", ReasonCopy)
+}

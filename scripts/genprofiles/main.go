@@ -33,7 +33,7 @@ func main() {
 	out := flag.String("out", "profiles", "profiles directory to write or check")
 	docs := flag.String("docs", "docs/operators", "directory of the generated operator pages")
 	check := flag.Bool("check", false, "compare with the files in -out and -docs instead of writing")
-	learned := flag.String("learned", "profiles/webhooks", "directory of learned webhook mutations, <operator>/<tag>.yaml (scripts/learn-webhooks.sh)")
+	learned := flag.String("learned", "scripts/learned", "directory of learned webhook mutations, <operator>/<tag>.yaml (scripts/learn-webhooks.sh)")
 	only := flag.String("operators", "", "comma-separated operators to generate (default: every catalog entry)")
 	flag.Parse()
 	cat, err := readCatalog(*catFile)

@@ -106,7 +106,13 @@ func TestLearn(t *testing.T) {
 				continue
 			}
 			found = true
-			if f.Reason != "differs-between-dry-runs" || !strings.Contains(f.Why, "two dry runs of the same object got different values") || len(f.Objects) != 4 {
+			written := 0 // objects as written; the learner's varied copies are named "(varied ...)"
+			for _, o := range f.Objects {
+				if !strings.Contains(o, "(varied ") {
+					written++
+				}
+			}
+			if f.Reason != "differs-between-dry-runs" || !strings.Contains(f.Why, "two dry runs of the same object got different values") || written != 4 {
 				t.Errorf("finding: %+v", f)
 			}
 			ig := f.IgnoreDifferences
