@@ -22,10 +22,11 @@ type Options struct {
 }
 
 // Run is 'profiles learn': it fills objs (in place) with e, compiled from
-// the selected releases res, dry-runs them on cl and keeps what admission
+// the selected releases res, dry-runs them on cl (the second run as
+// second, another user, or cl) and keeps what admission
 // adds beyond the fill. The profile is nil when nothing was learned; the
 // report says why.
-func Run(ctx context.Context, cl *cluster.Client, e *defaults.Engine, res []*operators.Resolution, objs []manifest.Object, opt Options) (*Report, *operators.Profile, error) {
+func Run(ctx context.Context, cl, second *cluster.Client, e *defaults.Engine, res []*operators.Resolution, objs []manifest.Object, opt Options) (*Report, *operators.Profile, error) {
 	var filledFirst []string
 	for _, r := range res {
 		filledFirst = append(filledFirst, r.Operator+"@"+strings.TrimPrefix(r.Requested, "v"))
@@ -42,7 +43,7 @@ func Run(ctx context.Context, cl *cluster.Client, e *defaults.Engine, res []*ope
 			ins[i].Skipped = "built-in kind (use --all-kinds to learn from it)"
 		}
 	}
-	obs, seen, err := Observe(ctx, cl, ins, opt.Namespace, opt.FieldManager)
+	obs, seen, err := Observe(ctx, cl, second, ins, opt.Namespace, opt.FieldManager)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -62,7 +63,7 @@ func Run(ctx context.Context, cl *cluster.Client, e *defaults.Engine, res []*ope
 			vins[i].Object = observed[v.Of]
 			vins[i].Object.Data = v.Object
 		}
-		vobs, _, err := Observe(ctx, cl, vins, opt.Namespace, opt.FieldManager)
+		vobs, _, err := Observe(ctx, cl, second, vins, opt.Namespace, opt.FieldManager)
 		if err != nil {
 			return nil, nil, fmt.Errorf("dry runs of varied objects (to find the field that decides a default): %v", err)
 		}
@@ -75,7 +76,7 @@ func Run(ctx context.Context, cl *cluster.Client, e *defaults.Engine, res []*ope
 	result := Build(obs)
 	rep := &Report{
 		Operator: opt.Operator, Version: opt.Version,
-		Learned:    operators.Learned{Cluster: cl.Host, Context: cl.Context, ServerVersion: cl.Version, Time: opt.Time, Objects: len(obs) - varied, Varied: varied, Operators: filledFirst},
+		Learned:    operators.Learned{Cluster: cl.Host, Context: cl.Context, SecondContext: secondContext(cl, second), ServerVersion: cl.Version, Time: opt.Time, Objects: len(obs) - varied, Varied: varied, Operators: filledFirst},
 		Objects:    seen,
 		Rules:      result.Rules,
 		NotLearned: result.Findings,
@@ -84,4 +85,12 @@ func Run(ctx context.Context, cl *cluster.Client, e *defaults.Engine, res []*ope
 		return rep, nil, nil
 	}
 	return rep, Profile(opt.Operator, opt.Version, result, rep.Learned), nil
+}
+
+// secondContext names the second dry run's context when it is another.
+func secondContext(cl, second *cluster.Client) string {
+	if second == nil || second == cl {
+		return ""
+	}
+	return second.Context
 }

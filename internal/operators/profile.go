@@ -60,8 +60,9 @@ type ProvenanceFile struct {
 // Learned is the provenance of a profile that 'profiles learn' took from a
 // cluster's admission.
 type Learned struct {
-	Cluster       string   `yaml:"cluster" json:"cluster"`                     // API server URL
-	Context       string   `yaml:"context,omitempty" json:"context,omitempty"` // kubeconfig context
+	Cluster       string   `yaml:"cluster" json:"cluster"`                                 // API server URL
+	Context       string   `yaml:"context,omitempty" json:"context,omitempty"`             // kubeconfig context
+	SecondContext string   `yaml:"secondContext,omitempty" json:"secondContext,omitempty"` // of the second dry run (another user)
 	ServerVersion string   `yaml:"serverVersion" json:"serverVersion"`
 	Time          string   `yaml:"time,omitempty" json:"time,omitempty"`           // RFC 3339, only when given: output stays reproducible
 	Objects       int      `yaml:"objects" json:"objects"`                         // objects dry-run
@@ -236,7 +237,7 @@ func ParseProfile(file string, data []byte) (*Profile, error) {
 		return nil, err
 	}
 	if ln := valueOf(doc, "learned"); ln != nil {
-		if err := checkKeys(file, ln, "cluster", "context", "serverVersion", "time", "objects", "varied", "operators", "module", "configuration"); err != nil {
+		if err := checkKeys(file, ln, "cluster", "context", "secondContext", "serverVersion", "time", "objects", "varied", "operators", "module", "configuration"); err != nil {
 			return nil, err
 		}
 	}

@@ -55,7 +55,7 @@ func TestCNPGWebhook(t *testing.T) {
 	t.Run("learn", func(t *testing.T) {
 		// Beyond the release's CRD defaults only, whatever is shipped.
 		crdProfile := extractProfile(t, "cnpg-crds", release, crdFiles...)
-		args := []string{"profiles", "learn", "--kubeconfig", s.kubeconfig, "--as", "cloudnative-pg@" + strings.TrimPrefix(release, "v"),
+		args := []string{"profiles", "learn", "--kubeconfig", s.kubeconfig, "--second-context", "editor", "--as", "cloudnative-pg@" + strings.TrimPrefix(release, "v"),
 			"--operator", "cnpg-crds@" + strings.TrimPrefix(release, "v"), "--profiles-dir", crdProfile,
 			"--report", filepath.Join(t.TempDir(), "report.json"), filepath.Join("testdata", "webhooks", "cnpg", "inputs.yaml")}
 		report := args[len(args)-2]
