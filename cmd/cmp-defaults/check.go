@@ -71,6 +71,10 @@ timestamps, generated names), fields of the stored object, metadata the server o
 status, list items added or removed. A value the manifest states that admission rewrites
 is reported, not learned: cmp-defaults never changes what you wrote.
 
+With --second-context, the second dry run is made as another user (a kubeconfig context):
+values that follow the requesting user (creator annotations) then differ between the runs
+and are reported as identities instead of learned as defaults.
+
 The report goes to stderr (and as JSON to --report FILE). The profile records where it was
 learned (API server, context, Kubernetes version, object count, operators filled first);
 the time only with --learned-at or $SOURCE_DATE_EPOCH, so that learning twice from the
@@ -92,5 +96,6 @@ Exit codes: 0 a profile was learned, 1 error or nothing to learn, 2 usage.`,
 	f.StringVar(&o.LearnedAt, "learned-at", "", "time recorded in the profile, RFC 3339 or 'now' (default $SOURCE_DATE_EPOCH; none: no time, reproducible output)")
 	f.StringVar(&o.Report, "report", "", "also write the report as JSON to FILE")
 	f.StringVar(&o.Write, "write", "", "write DIR/NAME_VERSION.yaml (a flat profiles directory, ready for kubectl create configmap --from-file) instead of printing the profile")
+	f.StringVar(&o.SecondContext, "second-context", "", "kubeconfig context of another user for the second dry run, so that values following the user are told apart")
 	return cmd
 }

@@ -103,6 +103,9 @@ type Learn struct {
 	Report    string // also write the report as JSON here
 	Write     string // write DIR/NAME_VERSION.yaml instead of printing
 	Format    string // yaml or json
+	// SecondContext: the kubeconfig context (another user) of the second
+	// dry run; "": the same as the first.
+	SecondContext string
 }
 
 func (l *Learn) Run(env *Env) error {
@@ -131,7 +134,18 @@ func (l *Learn) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	rep, p, err := learn.Run(env.Ctx, cl, e, res, objs, learn.Options{Operator: name, Version: version, Namespace: ns, FieldManager: l.FieldManager, AllKinds: l.AllKinds, Time: at})
+	second := cl
+	if l.SecondContext != "" {
+		opt := l.Cluster
+		opt.Context = l.SecondContext
+		if second, err = cluster.Connect(env.Ctx, opt); err != nil {
+			return fmt.Errorf("--second-context: %v", err)
+		}
+		if second.Host != cl.Host {
+			return Usagef("--second-context %s names another API server (%s, not %s): both dry runs must reach the same cluster", l.SecondContext, second.Host, cl.Host)
+		}
+	}
+	rep, p, err := learn.Run(env.Ctx, cl, second, e, res, objs, learn.Options{Operator: name, Version: version, Namespace: ns, FieldManager: l.FieldManager, AllKinds: l.AllKinds, Time: at})
 	if err != nil {
 		return err
 	}

@@ -389,6 +389,14 @@ func (col *collector) classify(r *Rule, defs *Defaults, sp *staticPath, asPointe
 	if len(c.Errors) > 0 {
 		failNote = fmt.Sprintf(" (on %d object(s) Argo CD's patch fails and removes nothing; see errors)", len(c.Errors))
 	}
+	// A kind the operator's mutating webhook matches: a field it ignores
+	// that only CRD schema defaults fill may get more from the webhook,
+	// which nothing fills unless a mutation rule covers it.
+	if wh := defs.webhook(r.Group, r.Kind); wh != "" && notInGit == 0 && len(c.Filled) > 0 && !slices.ContainsFunc(c.Filled, func(f Field) bool { return f.Type == "mutation" }) {
+		c.Status = StillNeeded
+		c.Reason = fmt.Sprintf("the operator's mutating webhook %s matches %s and may add fields where this rule looks; the selected profiles fill only CRD schema defaults here, no mutation rule: keep it (or learn the webhook's defaults with 'cmp-defaults profiles learn')", wh, r.Kind) + failNote
+		return
+	}
 	switch {
 	case notInGit == 0 && (len(c.Filled) > 0 || inGit > 0):
 		// Every ignored field is filled or set in Git, so

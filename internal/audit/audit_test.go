@@ -484,3 +484,54 @@ func TestSkeleton(t *testing.T) {
 		}
 	}
 }
+
+// TestWebhookVerdicts: a kind the operator's mutating webhook matches. A
+// rule on a field only CRD schema defaults fill is still needed (the
+// webhook may add more there); once a mutation rule fills it, redundant.
+func TestWebhookVerdicts(t *testing.T) {
+	const crdOnly = `apiVersion: cmp-defaults.io/v1alpha1
+kind: OperatorProfile
+operator: pg
+version: v1.0.0
+resources:
+  - group: pg.io
+    version: v1
+    kind: Cluster
+    webhook: mcluster.pg.io
+    defaults:
+      - {path: ".spec.slots", type: object, value: {ha: {enabled: true}}}
+`
+	const withMutation = crdOnly + `    mutations:
+      - {path: .spec.slots.sync, value: {enabled: true}}
+`
+	audit := func(profile string) *Check {
+		p, err := operators.ParseProfile("pg.yaml", []byte(profile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := []*operators.Resolution{{Operator: "pg", Requested: "v1.0.0", Profile: p}}
+		e, err := defaults.Compile(res, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs, err := manifest.Decode("c.yaml", []byte("apiVersion: pg.io/v1\nkind: Cluster\nmetadata: {name: c, namespace: db}\nspec: {instances: 1}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg := &Target{Object: objs[0]}
+		if err := e.Fill(objs[0].Data, func(f defaults.Filled) { tg.Filled = append(tg.Filled, f) }); err != nil {
+			t.Fatal(err)
+		}
+		rule := &Rule{Group: "pg.io", Kind: "Cluster", JQPathExpressions: []string{".spec.slots"}, Origin: Origin{Kind: "Application", Name: "app", File: "app.yaml"}}
+		rep := Run([]*Rule{rule}, []*Target{tg}, res, nil)
+		return rep.Rules[0].Checks[0]
+	}
+	c := audit(crdOnly)
+	if c.Status != StillNeeded || !strings.Contains(c.Reason, "mutating webhook mcluster.pg.io (pg@1.0.0") {
+		t.Errorf("CRD defaults only: %s: %s", c.Status, c.Reason)
+	}
+	c = audit(withMutation)
+	if c.Status != Redundant {
+		t.Errorf("with a mutation rule: %s: %s %+v", c.Status, c.Reason, c.Filled)
+	}
+}

@@ -13,9 +13,10 @@ import (
 // tell a field the profiles would fill (were its parent present) from one
 // no admission default writes.
 type Defaults struct {
-	kinds map[string][]pattern // "apiVersion kind"
-	hist  *History
-	ops   []string // selected operators, for history
+	kinds    map[string][]pattern // "apiVersion kind"
+	webhooks map[string]string    // "group kind": the operator's mutating webhook that matches it
+	hist     *History
+	ops      []string // selected operators, for history
 }
 
 type pattern struct {
@@ -27,7 +28,7 @@ type pattern struct {
 
 // NewDefaults indexes the default paths of resolved profiles.
 func NewDefaults(res []*operators.Resolution) *Defaults {
-	d := &Defaults{kinds: map[string][]pattern{}}
+	d := &Defaults{kinds: map[string][]pattern{}, webhooks: map[string]string{}}
 	for _, r := range res {
 		if r == nil || r.Profile == nil {
 			continue
@@ -40,6 +41,9 @@ func NewDefaults(res []*operators.Resolution) *Defaults {
 				maps[m] = true
 			}
 			key := rs.APIVersion() + " " + rs.Kind
+			if rs.Webhook != "" {
+				d.webhooks[rs.Group+" "+rs.Kind] = rs.Webhook + " (" + by.String() + ")"
+			}
 			for _, df := range rs.Defaults {
 				segs, err := operators.ParsePath(df.Path)
 				if err != nil {
@@ -259,4 +263,13 @@ func releaseRange(rels []releaseDefaults, i, j int) string {
 		return first
 	}
 	return first + "–" + last
+}
+
+// webhook names the selected operator's mutating webhook that matches the
+// kind, with its release, or "" for none known.
+func (d *Defaults) webhook(group, kind string) string {
+	if d == nil {
+		return ""
+	}
+	return d.webhooks[group+" "+kind]
 }

@@ -182,3 +182,30 @@ func TestMutationsHonourTheContext(t *testing.T) {
 		t.Fatalf("took %v", time.Since(start))
 	}
 }
+
+// TestMutationConditionsSeeTheObjectAsSent: a webhook decides on the
+// object it receives; one rule's fill never turns off another's condition
+// (CloudNativePG fills the database, and the owner only where the database
+// was absent).
+func TestMutationConditionsSeeTheObjectAsSent(t *testing.T) {
+	e := compileText(t, `apiVersion: cmp-defaults.io/v1alpha1
+kind: OperatorProfile
+operator: pg
+version: v1.0.0
+resources:
+  - group: pg.io
+    version: v1
+    kind: Cluster
+    mutations:
+      - {path: .spec.db.name, value: app}
+      - {path: .spec.db.owner, value: app, when: .spec.db.name == null}
+`)
+	obj := decodeOne(t, "apiVersion: pg.io/v1\nkind: Cluster\nmetadata: {name: c}\nspec: {db: {size: 1}}\n")
+	if err := e.Fill(obj, nil); err != nil {
+		t.Fatal(err)
+	}
+	db := obj["spec"].(map[string]any)["db"].(map[string]any)
+	if db["name"] != "app" || db["owner"] != "app" {
+		t.Errorf("filled %v, want name and owner app", db)
+	}
+}

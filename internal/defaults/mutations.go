@@ -12,12 +12,15 @@ import (
 
 // applyMutations sets each mutation's value at every path its jq expression
 // selects where the field is absent (or null) and its parent exists.
+// Conditions see the object as the webhook does, before any mutation: one
+// rule's fill never decides another's condition.
 func applyMutations(ctx context.Context, obj map[string]any, ms []*mutation, record func(Filled)) (bool, error) {
 	changed := false
+	before := jqValue(obj)
 	for _, m := range ms {
 		in := jqValue(obj)
 		if m.when != nil {
-			v, ok := m.when.RunWithContext(ctx, in).Next()
+			v, ok := m.when.RunWithContext(ctx, before).Next()
 			if !ok {
 				continue
 			}

@@ -19,6 +19,8 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
@@ -46,6 +48,7 @@ const (
 	ReasonDropped = "dropped"
 	ReasonList    = "list-items-changed"
 	ReasonServer  = "server-owned"
+	ReasonCopy    = "copies-a-sibling"
 )
 
 // Rule is one learned mutation.
@@ -217,7 +220,8 @@ type slot struct {
 	value   any
 }
 
-func (b *builder) decide(obs []Observation, g *group) ([]Rule, *Finding) {
+// slots lists every place the group's rule could fill in obs.
+func (b *builder) slots(obs []Observation, g *group) []slot {
 	var slots []slot
 	for i := range obs {
 		o := &obs[i]
@@ -236,6 +240,11 @@ func (b *builder) decide(obs []Observation, g *group) ([]Rule, *Finding) {
 			slots = append(slots, s)
 		}
 	}
+	return slots
+}
+
+func (b *builder) decide(obs []Observation, g *group) ([]Rule, *Finding) {
+	slots := b.slots(obs, g)
 	outcomes := map[string]int{}
 	for _, s := range slots {
 		outcomes[s.outcome]++
@@ -250,11 +259,36 @@ func (b *builder) decide(obs []Observation, g *group) ([]Rule, *Finding) {
 		}
 		return Rule{APIVersion: g.apiVersion, Kind: g.kind, Path: path, When: when, Value: match[0].value, Fields: len(match), Objects: len(objs)}
 	}
+	copyFinding := func(sib string) *Finding {
+		f := &Finding{APIVersion: g.apiVersion, Kind: g.kind, Path: g.path, Reason: ReasonCopy,
+			Why:    "admission copies the value of the sibling " + dotField(sib) + " into it: it follows what each object says, and a mutation sets one fixed value: not learned",
+			Ignore: ignoreRule(g.apiVersion, g.kind, g.path), Fix: "set it in Git to the value of " + dotField(sib)}
+		for _, s := range slots {
+			if !contains(f.Objects, obs[s.obs].ID) {
+				f.Objects = append(f.Objects, obs[s.obs].ID)
+			}
+		}
+		return f
+	}
 	if len(outcomes) == 1 && slots[0].outcome != "" {
+		if sib, ok := copied(slots); ok {
+			return nil, copyFinding(sib)
+		}
 		return []Rule{rule(g.path, "", slots)}, nil
 	}
 	if sib, ok := discriminator(slots); ok {
-		return b.conditional(g, slots, sib, rule), nil
+		rules := b.conditional(g, slots, sib, rule)
+		// A value equal to the deciding sibling's is a copy of it.
+		var kept []Rule
+		for _, r := range rules {
+			if !strings.HasSuffix(r.When, " == "+jsonText(r.Value)) && !strings.Contains(r.Path, " == "+jsonText(r.Value)+")") {
+				kept = append(kept, r)
+			}
+		}
+		if len(kept) < len(rules) {
+			return kept, copyFinding(sib)
+		}
+		return rules, nil
 	}
 	f := &Finding{APIVersion: g.apiVersion, Kind: g.kind, Path: g.path, Reason: ReasonObjects}
 	var vals []string
@@ -282,7 +316,8 @@ func (b *builder) decide(obs []Observation, g *group) ([]Rule, *Finding) {
 func (b *builder) conditional(g *group, slots []slot, sib string, rule func(path, when string, match []slot) Rule) []Rule {
 	byVal := map[string][]slot{}
 	for _, s := range slots {
-		byVal[jsonText(s.parent[sib])] = append(byVal[jsonText(s.parent[sib])], s)
+		k := sibKey(s.parent[sib])
+		byVal[k] = append(byVal[k], s)
 	}
 	keys := make([]string, 0, len(byVal))
 	for k := range byVal {
@@ -297,13 +332,17 @@ func (b *builder) conditional(g *group, slots []slot, sib string, rule func(path
 		if match[0].outcome == "" {
 			continue
 		}
-		cond := dotField(sib) + " == " + k
+		op := " == " + k
+		if k == present {
+			op = " != null"
+		}
+		cond := dotField(sib) + op
 		if hasIter(parent) {
 			path := operators.FormatPath(parent) + " | select(" + cond + ") | " + dotField(field.Name)
 			out = append(out, rule(path, "", match))
 			continue
 		}
-		when := operators.FormatPath(parent) + dotField(sib) + " == " + k
+		when := operators.FormatPath(parent) + dotField(sib) + op
 		if len(parent) == 0 {
 			when = cond
 		}
@@ -312,33 +351,55 @@ func (b *builder) conditional(g *group, slots []slot, sib string, rule func(path
 	return out
 }
 
-// discriminator finds a sibling field (scalar, sorted by name, the first
-// that fits) whose value decides the outcome of every slot, with at least
-// two outcomes and some sibling value seen more than once: evidence, not a
-// value per object.
-func discriminator(slots []slot) (string, bool) {
+// copied finds a sibling whose value, in every slot, is the value added:
+// a copy, not a default.
+func copied(slots []slot) (string, bool) {
+	if _, ok := slots[0].value.(string); !ok {
+		return "", false
+	}
+next:
+	for _, sib := range slices.Sorted(maps.Keys(slots[0].parent)) {
+		for _, s := range slots {
+			if v, ok := s.parent[sib]; !ok || jsonText(v) != s.outcome {
+				continue next
+			}
+		}
+		return sib, true
+	}
+	return "", false
+}
+
+// present is the sibling key of an object or list: its presence decides.
+const present = "(present)"
+
+// sibKey is a sibling's value as a condition sees it: a scalar's JSON,
+// null when absent, or present for an object or list.
+func sibKey(v any) string {
+	switch v.(type) {
+	case map[string]any, []any:
+		return present
+	}
+	return jsonText(v)
+}
+
+// deciders lists, sorted by name, the sibling fields whose value (or
+// presence) decides the outcome of every slot, with at least two outcomes.
+// A sibling whose every value is seen once may be a coincidence (a name per
+// object): Variants tells which.
+func deciders(slots []slot) (fits []string, repeated map[string]bool) {
 	names := map[string]bool{}
 	for _, s := range slots {
 		for k := range s.parent {
 			names[k] = true
 		}
 	}
-	sorted := make([]string, 0, len(names))
-	for k := range names {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
+	repeated = map[string]bool{}
 next:
-	for _, sib := range sorted {
+	for _, sib := range slices.Sorted(maps.Keys(names)) {
 		outcome := map[string]string{}
 		count := map[string]int{}
 		for _, s := range slots {
-			v := s.parent[sib]
-			switch v.(type) {
-			case map[string]any, []any:
-				continue next
-			}
-			k := jsonText(v)
+			k := sibKey(s.parent[sib])
 			if o, seen := outcome[k]; seen && o != s.outcome {
 				continue next
 			}
@@ -346,18 +407,114 @@ next:
 			count[k]++
 		}
 		distinct := map[string]bool{}
-		repeated := false
 		for k, o := range outcome {
 			distinct[o] = true
 			if count[k] > 1 {
-				repeated = true
+				repeated[sib] = true
 			}
 		}
-		if len(distinct) > 1 && repeated {
+		if len(distinct) > 1 {
+			fits = append(fits, sib)
+		}
+	}
+	return fits, repeated
+}
+
+// discriminator finds the first sibling (by name) that decides every slot
+// and has some value seen more than once: evidence, not a value per object.
+func discriminator(slots []slot) (string, bool) {
+	fits, repeated := deciders(slots)
+	for _, sib := range fits {
+		if repeated[sib] {
 			return sib, true
 		}
 	}
 	return "", false
+}
+
+// Variant is an object the learner makes to tell the sibling that decides
+// a default from one that only coincides with it: a sent object with one
+// sibling set to (or removed as in) another object's, everything else kept.
+type Variant struct {
+	ID     string
+	Of     int // the observation it varies
+	Object map[string]any
+}
+
+// maxVariants bounds the extra dry runs of one learning run.
+const maxVariants = 200
+
+// Variants lists, for every field added to some objects (or items) and not
+// to others where more than one sibling could decide it and none has
+// repeated evidence, the sent objects with that sibling swapped between a
+// slot that got the field and one that did not. Dry-run too, they leave
+// only the sibling that really decides with a consistent outcome.
+func Variants(obs []Observation) []Variant {
+	b := &builder{adds: map[int]map[string]any{}, unstable: map[int]map[string]bool{}, groups: map[string]*group{}, findings: map[string]*Finding{}}
+	for i := range obs {
+		b.observe(i, &obs[i])
+	}
+	var out []Variant
+	seen := map[string]bool{}
+	for _, g := range b.sortedGroups() {
+		slots := b.slots(obs, g)
+		if _, ok := discriminator(slots); ok {
+			continue
+		}
+		fits, _ := deciders(slots)
+		if len(fits) == 0 {
+			continue
+		}
+		// One slot of each outcome: the first got the field, the other not
+		// (or got another value).
+		x := slices.IndexFunc(slots, func(s slot) bool { return s.outcome != "" })
+		y := slices.IndexFunc(slots, func(s slot) bool { return s.outcome != slots[x].outcome })
+		if x < 0 || y < 0 {
+			continue
+		}
+		for _, sib := range fits {
+			for _, pair := range [][2]slot{{slots[x], slots[y]}, {slots[y], slots[x]}} {
+				to, from := pair[0], pair[1]
+				obj := runtime.DeepCopyJSON(obs[to.obs].Sent)
+				if !setSibling(obj, to.path[:len(to.path)-1], sib, from.parent) {
+					continue
+				}
+				k := jsonText(obj)
+				if seen[k] || len(out) >= maxVariants {
+					continue
+				}
+				seen[k] = true
+				where := operators.FormatPath(generalise(to.path[:len(to.path)-1])) + dotField(sib)
+				out = append(out, Variant{ID: obs[to.obs].ID + " (varied " + where + ")", Of: to.obs, Object: obj})
+			}
+		}
+	}
+	return out
+}
+
+// setSibling sets sib in the map at parent (a concrete path in obj) to its
+// value in from, or removes it when from lacks it.
+func setSibling(obj map[string]any, parent operators.Path, sib string, from map[string]any) bool {
+	x, ok := parent.Lookup(obj)
+	m, isMap := x.(map[string]any)
+	if !ok || !isMap {
+		return false
+	}
+	v, has := from[sib]
+	if !has {
+		delete(m, sib)
+		return true
+	}
+	if w, ok := v.(map[string]any); ok {
+		m[sib] = runtime.DeepCopyJSON(w)
+		return true
+	}
+	if l, ok := v.([]any); ok {
+		m[sib] = runtime.DeepCopyJSONValue(l)
+		return true
+	}
+	m[sib] = v
+	return true
 }
 
 func (b *builder) add(f *Finding) {

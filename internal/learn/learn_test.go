@@ -331,3 +331,125 @@ func TestBuildNestedLists(t *testing.T) {
 		t.Errorf("counts: %+v", res.Rules[0])
 	}
 }
+
+// TestVariantsFindTheDecidingSibling (issue 23, item 14): admission adds
+// .spec.target.immutable false only when the target's creationPolicy is
+// Owner. Two objects, one of each, cannot tell creationPolicy from the
+// target's name; the varied objects can.
+func TestVariantsFindTheDecidingSibling(t *testing.T) {
+	admitTarget := func(o map[string]any) map[string]any {
+		out := runtime.DeepCopyJSON(o)
+		tg := out["spec"].(map[string]any)["target"].(map[string]any)
+		if _, ok := tg["immutable"]; !ok && tg["creationPolicy"] == "Owner" {
+			tg["immutable"] = false
+		}
+		return out
+	}
+	obsOf := func(objs ...map[string]any) []Observation {
+		var obs []Observation
+		for _, o := range objs {
+			obs = append(obs, Observation{ID: "Gadget app/" + o["metadata"].(map[string]any)["name"].(string), APIVersion: "example.com/v1", Kind: "Gadget",
+				Sent: o, Runs: [2]map[string]any{admitTarget(o), admitTarget(o)}})
+		}
+		return obs
+	}
+	obs := obsOf(
+		gadget(t, "a", `{target: {name: a-secret, creationPolicy: Owner}}`),
+		gadget(t, "b", `{target: {name: b-secret, creationPolicy: Merge}}`),
+	)
+	// From the two objects alone: not learned, and not a guess either.
+	finding(t, Build(obs), ".spec.target.immutable", ReasonObjects)
+
+	vs := Variants(obs)
+	if len(vs) != 4 {
+		t.Fatalf("want 4 variants (creationPolicy and name, each way), got %d: %+v", len(vs), vs)
+	}
+	var objs []map[string]any
+	for _, v := range vs {
+		if !strings.Contains(v.ID, "(varied .spec.target.") {
+			t.Errorf("variant id %q", v.ID)
+		}
+		objs = append(objs, v.Object)
+	}
+	res := Build(append(obs, obsOf(objs...)...))
+	want := []string{`.spec.target.immutable = false when .spec.target.creationPolicy == "Owner"`}
+	if got := ruleTexts(res); !reflect.DeepEqual(got, want) {
+		t.Errorf("rules %q, want %q; findings %+v", got, want, res.Findings)
+	}
+	// The variants are copies: the observed objects are unchanged.
+	if obs[0].Sent["spec"].(map[string]any)["target"].(map[string]any)["creationPolicy"] != "Owner" {
+		t.Errorf("a variant changed the sent object")
+	}
+}
+
+// TestVariantsPresence: a field added unless a sibling object is present
+// (CloudNativePG's imageName unless imageCatalogRef) gets a presence
+// condition.
+func TestVariantsPresence(t *testing.T) {
+	admitImage := func(o map[string]any) map[string]any {
+		out := runtime.DeepCopyJSON(o)
+		spec := out["spec"].(map[string]any)
+		if _, ok := spec["image"]; !ok && spec["catalogRef"] == nil {
+			spec["image"] = "registry.example/db:18"
+		}
+		return out
+	}
+	var obs []Observation
+	for _, o := range []map[string]any{
+		gadget(t, "a", `{instances: 3}`),
+		gadget(t, "b", `{instances: 1, catalogRef: {name: pg, major: 16}}`),
+	} {
+		obs = append(obs, Observation{ID: "Gadget app/" + o["metadata"].(map[string]any)["name"].(string), APIVersion: "example.com/v1", Kind: "Gadget",
+			Sent: o, Runs: [2]map[string]any{admitImage(o), admitImage(o)}})
+	}
+	for _, v := range Variants(obs) {
+		out := admitImage(v.Object)
+		obs = append(obs, Observation{ID: v.ID, APIVersion: "example.com/v1", Kind: "Gadget", Sent: v.Object, Runs: [2]map[string]any{out, out}})
+	}
+	want := []string{`.spec.image = "registry.example/db:18" when .spec.catalogRef == null`}
+	if got := ruleTexts(Build(obs)); !reflect.DeepEqual(got, want) {
+		t.Errorf("rules %q, want %q", got, want)
+	}
+}
+
+// TestBuildCopies: a value admission copies from a sibling (CloudNativePG's
+// initdb owner from its database) is reported, never learned as the one
+// value seen; the default where the sibling is absent stays.
+func TestBuildCopies(t *testing.T) {
+	admitOwner := func(o map[string]any) map[string]any {
+		out := runtime.DeepCopyJSON(o)
+		db := out["spec"].(map[string]any)["db"].(map[string]any)
+		if _, ok := db["name"]; !ok {
+			db["name"] = "app"
+			if _, ok := db["owner"]; !ok {
+				db["owner"] = "app"
+			}
+		}
+		if _, ok := db["owner"]; !ok {
+			db["owner"] = db["name"]
+		}
+		return out
+	}
+	var obs []Observation
+	for _, o := range []map[string]any{
+		gadget(t, "a", `{db: {name: shop}}`),
+		gadget(t, "b", `{db: {name: shop}}`),
+		gadget(t, "c", `{db: {size: 1}}`),
+		gadget(t, "d", `{db: {size: 2}}`),
+	} {
+		obs = append(obs, Observation{ID: "Gadget app/" + o["metadata"].(map[string]any)["name"].(string), APIVersion: "example.com/v1", Kind: "Gadget",
+			Sent: o, Runs: [2]map[string]any{admitOwner(o), admitOwner(o)}})
+	}
+	res := Build(obs)
+	for _, r := range res.Rules {
+		if jsonText(r.Value) == `"shop"` {
+			t.Errorf("learned a copy: %+v", r)
+		}
+	}
+	finding(t, res, ".spec.db.owner", ReasonCopy)
+	if got := strings.Join(ruleTexts(res), "\n"); !strings.Contains(got, `.spec.db.owner = "app" when .spec.db.name == null`) {
+		t.Errorf("rules:\n%s", got)
+	}
+	// One object alone: the copy is reported too.
+	finding(t, Build(obs[:1]), ".spec.db.owner", ReasonCopy)
+}

@@ -42,7 +42,7 @@ type Report struct {
 // Observation.Runs); errors are gathered per object, as 'check' does, and
 // stop the run at once when the cluster is unreachable or rejects the
 // credentials.
-func Observe(ctx context.Context, cl *cluster.Client, ins []Input, namespace, fieldManager string) ([]Observation, []Object, error) {
+func Observe(ctx context.Context, cl, second *cluster.Client, ins []Input, namespace, fieldManager string) ([]Observation, []Object, error) {
 	var obs []Observation
 	var objs []Object
 	var errs []string
@@ -73,9 +73,9 @@ func Observe(ctx context.Context, cl *cluster.Client, ins []Input, namespace, fi
 		ro.ID, ro.Exists = objectID(kind, t.Namespace, t.Name), t.Exists
 		o := Observation{ID: ro.ID, APIVersion: av, Kind: kind, Exists: t.Exists, Sent: ob.Data}
 		first, err := cl.DryRunApply(ctx, t, ob.Data, fieldManager)
-		var second *cluster.Admission
+		var sec *cluster.Admission
 		if err == nil {
-			second, err = cl.DryRun(ctx, t, ob.Data, fieldManager)
+			sec, err = second.DryRun(ctx, t, ob.Data, fieldManager)
 		}
 		if err != nil {
 			if fail(err) {
@@ -87,7 +87,7 @@ func Observe(ctx context.Context, cl *cluster.Client, ins []Input, namespace, fi
 			errs = append(errs, fmt.Sprintf("%s: %s: server-side apply rejects the object (Argo CD's ServerSideApply=true sync would fail): %s", ob.Where(), ob.ID(), first.ApplyRejected))
 			continue
 		}
-		o.Runs = [2]map[string]any{first.Object, second.Object}
+		o.Runs = [2]map[string]any{first.Object, sec.Object}
 		obs = append(obs, o)
 		objs = append(objs, ro)
 	}

@@ -2,6 +2,7 @@ package learn
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/check"
@@ -21,10 +22,11 @@ type Options struct {
 }
 
 // Run is 'profiles learn': it fills objs (in place) with e, compiled from
-// the selected releases res, dry-runs them on cl and keeps what admission
+// the selected releases res, dry-runs them on cl (the second run as
+// second, another user, or cl) and keeps what admission
 // adds beyond the fill. The profile is nil when nothing was learned; the
 // report says why.
-func Run(ctx context.Context, cl *cluster.Client, e *defaults.Engine, res []*operators.Resolution, objs []manifest.Object, opt Options) (*Report, *operators.Profile, error) {
+func Run(ctx context.Context, cl, second *cluster.Client, e *defaults.Engine, res []*operators.Resolution, objs []manifest.Object, opt Options) (*Report, *operators.Profile, error) {
 	var filledFirst []string
 	for _, r := range res {
 		filledFirst = append(filledFirst, r.Operator+"@"+strings.TrimPrefix(r.Requested, "v"))
@@ -41,14 +43,40 @@ func Run(ctx context.Context, cl *cluster.Client, e *defaults.Engine, res []*ope
 			ins[i].Skipped = "built-in kind (use --all-kinds to learn from it)"
 		}
 	}
-	obs, seen, err := Observe(ctx, cl, ins, opt.Namespace, opt.FieldManager)
+	obs, seen, err := Observe(ctx, cl, second, ins, opt.Namespace, opt.FieldManager)
 	if err != nil {
 		return nil, nil, err
+	}
+	// Fields added to some objects and not others, where more than one
+	// sibling could decide: dry-run the objects with each candidate swapped,
+	// so the learned condition names the field that decides.
+	varied := 0
+	if vs := Variants(obs); len(vs) > 0 {
+		var observed []manifest.Object // obs[i] was observed[i]
+		for _, in := range ins {
+			if in.Skipped == "" {
+				observed = append(observed, in.Object)
+			}
+		}
+		vins := make([]Input, len(vs))
+		for i, v := range vs {
+			vins[i].Object = observed[v.Of]
+			vins[i].Object.Data = v.Object
+		}
+		vobs, _, err := Observe(ctx, cl, second, vins, opt.Namespace, opt.FieldManager)
+		if err != nil {
+			return nil, nil, fmt.Errorf("dry runs of varied objects (to find the field that decides a default): %v", err)
+		}
+		for i := range vobs {
+			vobs[i].ID = vs[i].ID
+		}
+		obs = append(obs, vobs...)
+		varied = len(vobs)
 	}
 	result := Build(obs)
 	rep := &Report{
 		Operator: opt.Operator, Version: opt.Version,
-		Learned:    operators.Learned{Cluster: cl.Host, Context: cl.Context, ServerVersion: cl.Version, Time: opt.Time, Objects: len(obs), Operators: filledFirst},
+		Learned:    operators.Learned{Cluster: cl.Host, Context: cl.Context, SecondContext: secondContext(cl, second), ServerVersion: cl.Version, Time: opt.Time, Objects: len(obs) - varied, Varied: varied, Operators: filledFirst},
 		Objects:    seen,
 		Rules:      result.Rules,
 		NotLearned: result.Findings,
@@ -57,4 +85,12 @@ func Run(ctx context.Context, cl *cluster.Client, e *defaults.Engine, res []*ope
 		return rep, nil, nil
 	}
 	return rep, Profile(opt.Operator, opt.Version, result, rep.Learned), nil
+}
+
+// secondContext names the second dry run's context when it is another.
+func secondContext(cl, second *cluster.Client) string {
+	if second == nil || second == cl {
+		return ""
+	}
+	return second.Context
 }

@@ -28,8 +28,8 @@ import (
 const CompiledExt = ".bin"
 
 const (
-	magicProfile = "cmp-defaults compiled profile 1\n"
-	magicIndex   = "cmp-defaults compiled index 2\n"
+	magicProfile = "cmp-defaults compiled profile 2\n"
+	magicIndex   = "cmp-defaults compiled index 3\n"
 )
 
 // Value tags.
@@ -175,10 +175,11 @@ func MarshalCompiled(p *Profile) ([]byte, error) {
 	}
 	w.bool(p.Learned != nil)
 	if l := p.Learned; l != nil {
-		for _, s := range []string{l.Cluster, l.Context, l.ServerVersion, l.Time} {
+		for _, s := range []string{l.Cluster, l.Context, l.SecondContext, l.ServerVersion, l.Time, l.Module, l.Configuration} {
 			w.str(s)
 		}
 		w.int(int64(l.Objects))
+		w.int(int64(l.Varied))
 		w.strs(l.Operators)
 	}
 	w.uint(uint64(len(p.Resources)))
@@ -187,6 +188,7 @@ func MarshalCompiled(p *Profile) ([]byte, error) {
 		w.str(r.Group)
 		w.str(r.Version)
 		w.str(r.Kind)
+		w.str(r.Webhook)
 		w.bool(r.Storage)
 		w.int(int64(r.Line))
 		w.strs(r.Maps)
@@ -232,6 +234,7 @@ func MarshalCompiledIndex(ix *Index) []byte {
 		w.str(r.Version)
 		w.str(r.Date)
 		w.str(r.Profile)
+		w.str(r.Mutations)
 	}
 	w.uint(uint64(len(ix.Webhooks)))
 	for _, h := range ix.Webhooks {
@@ -503,15 +506,16 @@ func unmarshalCompiled(file string, r *reader) (*Profile, error) {
 		p.Provenance = pv
 	}
 	if r.bool() {
-		l := &Learned{Cluster: r.str(), Context: r.str(), ServerVersion: r.str(), Time: r.str()}
+		l := &Learned{Cluster: r.str(), Context: r.str(), SecondContext: r.str(), ServerVersion: r.str(), Time: r.str(), Module: r.str(), Configuration: r.str()}
 		l.Objects = int(r.int())
+		l.Varied = int(r.int())
 		l.Operators = r.strs()
 		p.Learned = l
 	}
 	p.Resources = make([]Resource, r.count())
 	for i := range p.Resources {
 		res := &p.Resources[i]
-		res.Group, res.Version, res.Kind = r.str(), r.str(), r.str()
+		res.Group, res.Version, res.Kind, res.Webhook = r.str(), r.str(), r.str(), r.str()
 		res.Storage = r.bool()
 		res.Line = int(r.int())
 		res.Maps = r.strs()
@@ -557,7 +561,7 @@ func UnmarshalCompiledIndex(file string, data []byte) (*Index, error) {
 	if n := r.count(); n > 0 {
 		ix.Releases = make([]Release, n)
 		for i := range ix.Releases {
-			ix.Releases[i] = Release{Version: r.str(), Date: r.str(), Profile: r.str()}
+			ix.Releases[i] = Release{Version: r.str(), Date: r.str(), Profile: r.str(), Mutations: r.str()}
 		}
 	}
 	if n := r.count(); n > 0 {

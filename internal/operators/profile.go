@@ -60,12 +60,19 @@ type ProvenanceFile struct {
 // Learned is the provenance of a profile that 'profiles learn' took from a
 // cluster's admission.
 type Learned struct {
-	Cluster       string   `yaml:"cluster" json:"cluster"`                     // API server URL
-	Context       string   `yaml:"context,omitempty" json:"context,omitempty"` // kubeconfig context
+	Cluster       string   `yaml:"cluster" json:"cluster"`                                 // API server URL
+	Context       string   `yaml:"context,omitempty" json:"context,omitempty"`             // kubeconfig context
+	SecondContext string   `yaml:"secondContext,omitempty" json:"secondContext,omitempty"` // of the second dry run (another user)
 	ServerVersion string   `yaml:"serverVersion" json:"serverVersion"`
 	Time          string   `yaml:"time,omitempty" json:"time,omitempty"`           // RFC 3339, only when given: output stays reproducible
 	Objects       int      `yaml:"objects" json:"objects"`                         // objects dry-run
+	Varied        int      `yaml:"varied,omitempty" json:"varied,omitempty"`       // objects the learner varied to find the field that decides a default
 	Operators     []string `yaml:"operators,omitempty" json:"operators,omitempty"` // releases whose fills came first
+	// Module and Configuration: for a webhook built from the operator's Go
+	// module (scripts/learn-webhooks.sh), its module@version and the
+	// operator configuration it ran with.
+	Module        string `yaml:"module,omitempty" json:"module,omitempty"`
+	Configuration string `yaml:"configuration,omitempty" json:"configuration,omitempty"`
 }
 
 // String says where the profile was learned, for reports.
@@ -75,6 +82,9 @@ func (l *Learned) String() string {
 		s += ", context " + l.Context
 	}
 	s += fmt.Sprintf(") from %d object(s)", l.Objects)
+	if l.Varied > 0 {
+		s += fmt.Sprintf(" and %d varied", l.Varied)
+	}
 	if len(l.Operators) > 0 {
 		s += " beyond " + strings.Join(l.Operators, ", ")
 	}
@@ -96,6 +106,10 @@ type Resource struct {
 	Maps      []string   `yaml:"maps,omitempty" json:"maps,omitempty"`
 	Defaults  []Default  `yaml:"defaults,omitempty" json:"defaults,omitempty"`
 	Mutations []Mutation `yaml:"mutations,omitempty" json:"mutations,omitempty"`
+	// Webhook names the release's mutating webhook that matches this kind
+	// (from its MutatingWebhookConfiguration): it may write any field, so
+	// only a mutation rule makes a field it writes known.
+	Webhook string `yaml:"webhook,omitempty" json:"webhook,omitempty"`
 
 	Line int `yaml:"-" json:"-"`
 }
@@ -197,6 +211,9 @@ type Release struct {
 	Version string `yaml:"version" json:"version"`
 	Date    string `yaml:"date,omitempty" json:"date,omitempty"`
 	Profile string `yaml:"profile" json:"profile"`
+	// Mutations says where the profile's webhook mutations for this
+	// release come from, or that none were learned.
+	Mutations string `yaml:"mutations,omitempty" json:"mutations,omitempty"`
 }
 
 // LintError is a problem in a profile file, with its location.
@@ -257,7 +274,7 @@ func ParseProfile(file string, data []byte) (*Profile, error) {
 		return nil, err
 	}
 	if ln := valueOf(doc, "learned"); ln != nil {
-		if err := checkKeys(file, ln, "cluster", "context", "serverVersion", "time", "objects", "operators"); err != nil {
+		if err := checkKeys(file, ln, "cluster", "context", "secondContext", "serverVersion", "time", "objects", "varied", "operators", "module", "configuration"); err != nil {
 			return nil, err
 		}
 	}
@@ -302,7 +319,7 @@ func ParseProfile(file string, data []byte) (*Profile, error) {
 	for i, rn := range res.Content {
 		r := &p.Resources[i]
 		r.Line = rn.Line
-		if err := checkKeys(file, rn, "group", "version", "kind", "storage", "maps", "defaults", "mutations"); err != nil {
+		if err := checkKeys(file, rn, "group", "version", "kind", "storage", "maps", "defaults", "mutations", "webhook"); err != nil {
 			return nil, err
 		}
 		if r.Version == "" || r.Kind == "" {

@@ -17,21 +17,30 @@ type catalog struct {
 }
 
 type entry struct {
-	Name       string     `yaml:"name"`
-	Repository string     `yaml:"repository"`
-	Channel    string     `yaml:"channel"`
-	Groups     []string   `yaml:"groups"`
-	Source     string     `yaml:"source"` // dir or mirror
-	Mirror     string     `yaml:"mirror"`
-	Tags       tagFilter  `yaml:"tags"`
-	Paths      []pathSpec `yaml:"paths"`
-	Webhooks   webhookSrc `yaml:"webhooks"`
+	Name       string       `yaml:"name"`
+	Repository string       `yaml:"repository"`
+	Channel    string       `yaml:"channel"`
+	Groups     []string     `yaml:"groups"`
+	Source     string       `yaml:"source"` // dir or mirror
+	Mirror     string       `yaml:"mirror"`
+	Tags       tagFilter    `yaml:"tags"`
+	Paths      []pathSpec   `yaml:"paths"`
+	Webhooks   webhookSrc   `yaml:"webhooks"`
+	Webhook    *webhookSpec `yaml:"webhook"`
 }
 
 // webhookSrc is where a mirror's install manifests register the operator's
 // mutating webhooks.
 type webhookSrc struct {
 	File string `yaml:"file"`
+}
+
+// webhookSpec is where an operator's mutating admission is described: its
+// MutatingWebhookConfiguration in the repository at each tag, and the Go
+// module whose defaulting scripts/learn-webhooks.sh runs and learns from.
+type webhookSpec struct {
+	Manifest string `yaml:"manifest"`
+	Module   string `yaml:"module"`
 }
 
 type tagFilter struct {
@@ -78,6 +87,9 @@ func readCatalog(file string) (*catalog, error) {
 func (e *entry) validate() error {
 	if e.Name == "" || e.Repository == "" || len(e.Groups) == 0 || len(e.Paths) == 0 {
 		return fmt.Errorf("name, repository, groups and paths are required")
+	}
+	if e.Webhook != nil && (e.Webhook.Manifest == "" || e.Webhook.Module == "" || e.Source != "mirror") {
+		return fmt.Errorf("webhook needs manifest and module, and a mirror source")
 	}
 	switch e.Source {
 	case "dir":

@@ -38,6 +38,7 @@ func main() {
 	out := flag.String("out", "profiles", "profiles directory to write or check")
 	docs := flag.String("docs", "docs/operators", "directory of the generated operator pages")
 	check := flag.Bool("check", false, "compare with the files in -out and -docs instead of writing")
+	learned := flag.String("learned", "scripts/learned", "directory of learned webhook mutations, <operator>/<tag>.yaml (scripts/learn-webhooks.sh)")
 	only := flag.String("operators", "", "comma-separated operators to generate (default: every catalog entry)")
 	newest := flag.String("newest-crds", "", "instead of generating, copy the CRD files of each mirrored operator's newest release into this directory, <operator>/<tag>/*.yaml")
 	flag.Parse()
@@ -85,7 +86,7 @@ func main() {
 				fmt.Printf("%s: the CRDs of %s written to %s\n", e.Name, tag, filepath.Join(*newest, e.Name, tag))
 				continue
 			}
-			files, err = generateMirror(e, newMirror(gitDir))
+			files, err = generateMirror(e, newMirror(gitDir), *learned)
 		}
 		if err != nil {
 			fail(fmt.Errorf("%s: %v", e.Name, err))
@@ -224,7 +225,7 @@ func generate(dir, op, source string) (map[string][]byte, error) {
 		points = append(points, tag)
 		prev = p
 	}
-	b, err := indexFile(&entry{Name: op, Repository: source}, rels, points, nil)
+	b, err := indexFile(&entry{Name: op, Repository: source}, rels, points, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +234,7 @@ func generate(dir, op, source string) (map[string][]byte, error) {
 }
 
 // indexFile lists every release checked and the change point in force for it.
-func indexFile(e *entry, rels []release, points []string, hooks []operators.Webhook) ([]byte, error) {
+func indexFile(e *entry, rels []release, points []string, hooks []operators.Webhook, mutations map[string]string) ([]byte, error) {
 	source := e.Repository
 	if len(e.Paths) > 0 {
 		source = e.describe()
@@ -250,7 +251,7 @@ func indexFile(e *entry, rels []release, points []string, hooks []operators.Webh
 		if pv == "" {
 			return nil, fmt.Errorf("release %s is older than the first stored CRDs %s", r.tag, points[0])
 		}
-		ix.Releases = append(ix.Releases, operators.Release{Version: r.tag, Date: r.date, Profile: pv})
+		ix.Releases = append(ix.Releases, operators.Release{Version: r.tag, Date: r.date, Profile: pv, Mutations: mutations[r.tag]})
 	}
 	return operators.Marshal(&ix)
 }

@@ -105,7 +105,7 @@ func TestGenerateMirror(t *testing.T) {
 	if err := e.validate(); err != nil {
 		t.Fatal(err)
 	}
-	files, err := generateMirror(&e, newMirror(git))
+	files, err := generateMirror(&e, newMirror(git), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestGenerateMirror(t *testing.T) {
 		t.Errorf("provenance: got %+v, want %+v", p.Provenance, want)
 	}
 	// Byte for byte the same on a second run.
-	again, err := generateMirror(&e, newMirror(git))
+	again, err := generateMirror(&e, newMirror(git), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,12 +163,12 @@ func TestGenerateMirror(t *testing.T) {
 
 	// A CRD of a group the catalog does not list is an error, not a skip.
 	e.Groups = []string{"other.example.com"}
-	if _, err := generateMirror(&e, newMirror(git)); err == nil || !regexp.MustCompile(`v1.0.0:crds/example.com_gizmos.yaml: CRD gizmos.example.com is in group example.com, which the catalog does not list`).MatchString(err.Error()) {
+	if _, err := generateMirror(&e, newMirror(git), t.TempDir()); err == nil || !regexp.MustCompile(`v1.0.0:crds/example.com_gizmos.yaml: CRD gizmos.example.com is in group example.com, which the catalog does not list`).MatchString(err.Error()) {
 		t.Errorf("foreign group: %v", err)
 	}
 	// A range whose ends the mirror lacks says so.
 	e.Groups, e.Tags.To = []string{"example.com"}, "v1.3.0"
-	if _, err := generateMirror(&e, newMirror(git)); err == nil || !strings.Contains(err.Error(), "want v1.0.0..v1.3.0") {
+	if _, err := generateMirror(&e, newMirror(git), t.TempDir()); err == nil || !strings.Contains(err.Error(), "want v1.0.0..v1.3.0") {
 		t.Errorf("missing tag: %v", err)
 	}
 }
@@ -253,7 +253,7 @@ func TestWebhooks(t *testing.T) {
 		t.Errorf("webhooks:\n got %s\nwant %s", strings.Join(got, ", "), want)
 	}
 	// The index carries them, and the store reads them back.
-	files, err := generateMirror(&e, m)
+	files, err := generateMirror(&e, m, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

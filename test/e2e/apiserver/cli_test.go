@@ -190,7 +190,7 @@ func testCLI(t *testing.T, s *server, a *argo) {
 		{"missing-kubeconfig", "", []string{"check", "--kubeconfig", filepath.Join(t.TempDir(), "nope"), objects},
 			[]string{"kubeconfig", "no such file or directory"}},
 		{"unknown-context", "", []string{"check", "--kubeconfig", s.kubeconfig, "--context", "prod", objects},
-			[]string{`context "prod" is not in kubeconfig`, "contexts: admin, viewer"}},
+			[]string{`context "prod" is not in kubeconfig`, "contexts: admin, editor, viewer"}},
 		{"forbidden", "", []string{"check", "--kubeconfig", s.kubeconfig, "--context", "viewer", "--operator", "external-secrets@2.5.0", objects},
 			[]string{"not allowed to", `User "e2e-viewer" cannot get resource "externalsecrets"`, "needs the verbs get, create and patch on externalsecrets.external-secrets.io in namespace datadog"}},
 		{"unknown-kind", "apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g, namespace: app}\nspec: {}\n", []string{"check", "--kubeconfig", s.kubeconfig, "-"},

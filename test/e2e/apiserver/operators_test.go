@@ -31,7 +31,9 @@ func testOperators(t *testing.T, s *server, a *argo) {
 		{"gw", "gateway-api", "1.6.1", "gateway-api/v1.6.0.yaml", []shippedKind{{"HTTPRoute", "httproutes", ns}}},
 		{"gwx", "gateway-api-experimental", "1.6.1", "gateway-api-experimental/v1.6.0.yaml", []shippedKind{{"HTTPRoute", "httproutes", ns}, {"GRPCRoute", "grpcroutes", ns}}},
 		{"prom", "prometheus-operator", "0.93.0", "prometheus-operator/v0.93.0.yaml", []shippedKind{{"ServiceMonitor", "servicemonitors", ns}, {"Prometheus", "prometheuses", ns}}},
-		{"cnpg", "cloudnative-pg", "1.30.0", "cloudnative-pg/v1.30.0.yaml", []shippedKind{{"Cluster", "clusters", ns}}},
+		// The newest CRD-only release: 1.30.0 adds the operator's webhook
+		// mutations, checked with that webhook in TestCNPGWebhook.
+		{"cnpg", "cloudnative-pg", "1.29.2", "cloudnative-pg/v1.28.0.yaml", []shippedKind{{"Cluster", "clusters", ns}}},
 		{"kyverno", "kyverno", "1.19.0", "kyverno/v1.19.0.yaml", []shippedKind{{"ClusterPolicy", "clusterpolicies", cl}}},
 		{"eg", "envoy-gateway", "1.9.0", "envoy-gateway/v1.9.0.yaml", []shippedKind{{"SecurityPolicy", "securitypolicies", ns}, {"BackendTrafficPolicy", "backendtrafficpolicies", ns}}},
 		{"otel", "opentelemetry-operator", "0.158.0", "opentelemetry-operator/v0.157.0.yaml", []shippedKind{{"OpenTelemetryCollector", "opentelemetrycollectors", ns}}},

@@ -32,6 +32,8 @@ var (
 const (
 	adminToken  = "e2e-admin-token"
 	viewerToken = "e2e-viewer-token"
+	editorToken = "e2e-editor-token" // a second user who may write, for 'profiles learn --second-context'
+
 )
 
 func TestMain(m *testing.M) {
@@ -164,7 +166,7 @@ func startServer(t *testing.T) *server {
 	etcdURL := startEtcd(t, filepath.Join(dir, "etcd"))
 
 	tokens := filepath.Join(dir, "tokens.csv")
-	if err := os.WriteFile(tokens, []byte(adminToken+",e2e-admin,1,system:masters\n"+viewerToken+",e2e-viewer,2\n"), 0o600); err != nil {
+	if err := os.WriteFile(tokens, []byte(adminToken+",e2e-admin,1,system:masters\n"+viewerToken+",e2e-viewer,2\n"+editorToken+",e2e-editor,3,system:masters\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	sc := storagebackend.NewDefaultConfig("/registry-e2e", nil)
@@ -191,13 +193,17 @@ users:
   user: {token: %s}
 - name: viewer
   user: {token: %s}
+- name: editor
+  user: {token: %s}
 contexts:
 - name: admin
   context: {cluster: e2e, user: admin}
 - name: viewer
   context: {cluster: e2e, user: viewer}
+- name: editor
+  context: {cluster: e2e, user: editor}
 current-context: admin
-`, s.host, adminToken, viewerToken)
+`, s.host, adminToken, viewerToken, editorToken)
 	if err := os.WriteFile(s.kubeconfig, []byte(kc), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,7 @@ import (
 const (
 	requestUIDAnnotation = "webhooks.e2e.cmp-defaults.io/request-uid"
 	teamAnnotation       = "webhooks.e2e.cmp-defaults.io/team"
+	creatorAnnotation    = "webhooks.e2e.cmp-defaults.io/creator"
 )
 
 // mutateGadget is what the webhook does to a Gadget:
@@ -39,8 +40,13 @@ const (
 //     and a timeoutSeconds of 0 rewritten to 1 (a value the user wrote);
 //   - replicas: 3 when spec.mode is "ha";
 //   - spec.backend created with nested fields when absent;
-//   - a team annotation, and the request's UID as an annotation.
-func mutateGadget(obj map[string]any, uid string) {
+//   - spec.target.immutable: false when spec.target.creationPolicy is
+//     "Owner" (one object of each kind decides nothing by itself: the
+//     learner varies the sibling to find out);
+//   - a team annotation, the request's UID as an annotation, and the
+//     requesting user as a creator annotation (the same in two dry runs
+//     by one user: only a second user tells it from a default).
+func mutateGadget(obj map[string]any, uid, user string) {
 	md, _ := obj["metadata"].(map[string]any)
 	ann, _ := md["annotations"].(map[string]any)
 	if ann == nil {
@@ -48,6 +54,9 @@ func mutateGadget(obj map[string]any, uid string) {
 		md["annotations"] = ann
 	}
 	ann[requestUIDAnnotation] = uid
+	if _, ok := ann[creatorAnnotation]; !ok {
+		ann[creatorAnnotation] = user
+	}
 	if _, ok := ann[teamAnnotation]; !ok {
 		ann[teamAnnotation] = "platform"
 	}
@@ -74,6 +83,11 @@ func mutateGadget(obj map[string]any, uid string) {
 	}
 	if _, ok := spec["replicas"]; !ok && spec["mode"] == "ha" {
 		spec["replicas"] = 3
+	}
+	if tg, ok := spec["target"].(map[string]any); ok && tg["creationPolicy"] == "Owner" {
+		if _, ok := tg["immutable"]; !ok {
+			tg["immutable"] = false
+		}
 	}
 	if _, ok := spec["backend"]; !ok {
 		spec["backend"] = map[string]any{"port": 8080, "tls": map[string]any{"enabled": true, "minVersion": "1.2"}}
@@ -141,7 +155,7 @@ func (w *webhook) serve(rw http.ResponseWriter, r *http.Request) {
 	resp := &admissionv1.AdmissionResponse{UID: req.UID, Allowed: true}
 	var obj map[string]any
 	if err := json.Unmarshal(req.Object.Raw, &obj); err == nil {
-		mutateGadget(obj, string(req.UID))
+		mutateGadget(obj, string(req.UID), req.UserInfo.Username)
 		md := obj["metadata"].(map[string]any)
 		patch, _ := json.Marshal([]map[string]any{
 			{"op": "add", "path": "/metadata/annotations", "value": md["annotations"]},

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Learn the shipped webhook mutations (scripts/learned/<operator>/<tag>.yaml)
+# from the operators' own admission code: test/e2e/webhook-<name> builds the
+# release's Go module as an HTTPS webhook, the API server suite registers it
+# in a real kube-apiserver and runs 'cmp-defaults profiles learn' on
+# test/e2e/apiserver/testdata/webhooks/<name>. The same run twice gives the
+# same bytes; without E2E_LEARN_WRITE the suite checks the committed files.
+# Then run scripts/gen-profiles.sh to merge them into the profiles.
+# Maintainers only: needs the Go module proxy.
+set -euo pipefail
+cd "$(dirname "$0")/../test/e2e/apiserver"
+E2E_LEARN_WRITE=1 exec go test -count=1 -run 'TestCNPGWebhook/learn$' .

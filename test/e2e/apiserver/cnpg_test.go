@@ -1,0 +1,215 @@
+package apiserver
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// cnpgEnv is the configuration of CloudNativePG's default installation
+// that its webhook reads: the release manifest's Deployment sets it
+// (config/manager: MONITORING_QUERIES_CONFIGMAP from the kustomization's
+// default-monitoring ConfigMap, prefixed cnpg-).
+var cnpgEnv = []string{"MONITORING_QUERIES_CONFIGMAP=cnpg-default-monitoring"}
+
+// TestCNPGWebhook: CloudNativePG's own mutating webhooks, built from the
+// operator's module (test/e2e/webhook-cnpg) and registered from its own
+// manifest, in the admission chain of a real kube-apiserver with the
+// release's own CRDs (both read from the module as the Go proxy serves it).
+//
+//   - 'profiles learn' on the inputs written for it (testdata/webhooks/cnpg)
+//     gives the same bytes as the committed scripts/learned file: the
+//     shipped mutations are what this release's code does (E2E_LEARN_WRITE=1,
+//     as scripts/learn-webhooks.sh sets it, rewrites the file instead);
+//   - the operator's own samples (docs/src/samples of the module), which
+//     the learner never saw, and a few Clusters of our own, filled with
+//     the operator's name alone, are Synced in every Argo CD diff mode and
+//     equal to what the server stores.
+func TestCNPGWebhook(t *testing.T) {
+	w := startOperatorWebhook(t, "cnpg", cnpgEnv...)
+	release := w.Version
+	s := startServer(t)
+	a := newArgo(t, s.cfg)
+	crdFiles, _ := filepath.Glob(filepath.Join(w.Dir, "config", "crd", "bases", "*.yaml"))
+	crds := readCRDs(t, crdFiles...)
+	a.installCRDs(t, crds)
+	a.registerOperatorWebhooks(t, w, filepath.Join("config", "webhook", "manifests.yaml"))
+	a.ensureNamespace(t, "cnpg-learn")
+	a.waitAdmitted(t, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "postgresql.cnpg.io/v1", "kind": "Cluster",
+		"metadata": map[string]any{"name": "probe", "namespace": "cnpg-learn"},
+		"spec":     map[string]any{"instances": int64(1), "storage": map[string]any{"size": "1Gi"}},
+	}}, func(o *unstructured.Unstructured) bool {
+		v, _, _ := unstructured.NestedString(o.Object, "spec", "logLevel")
+		return v != ""
+	})
+
+	t.Run("learn", func(t *testing.T) {
+		// Beyond the release's CRD defaults only, whatever is shipped.
+		crdProfile := extractProfile(t, "cnpg-crds", release, crdFiles...)
+		args := []string{"profiles", "learn", "--kubeconfig", s.kubeconfig, "--second-context", "editor", "--as", "cloudnative-pg@" + strings.TrimPrefix(release, "v"),
+			"--operator", "cnpg-crds@" + strings.TrimPrefix(release, "v"), "--profiles-dir", crdProfile,
+			"--report", filepath.Join(t.TempDir(), "report.json"), filepath.Join("testdata", "webhooks", "cnpg", "inputs.yaml")}
+		report := args[len(args)-2]
+		first := runBinary(t, "", args...)
+		if first.code != 0 {
+			t.Fatalf("profiles learn: exit %d\n%s", first.code, first.stderr)
+		}
+		t.Logf("report:\n%s", first.stderr)
+		// What the rule language cannot say is reported, with the rule
+		// that covers it: the tablespace owner follows the initdb owner,
+		// a field elsewhere in the object.
+		// The default queries are put first into a list the user wrote:
+		// mutations only set absent fields.
+		found := map[string]bool{}
+		for _, f := range readLearnReport(t, report).NotLearned {
+			if f.IgnoreDifferences != nil {
+				found[f.Path] = true
+			}
+		}
+		for _, p := range []string{".spec.tablespaces[].owner", ".spec.monitoring.customQueriesConfigMap"} {
+			if !found[p] {
+				t.Errorf("%s is not reported as not learned, with the rule that covers it", p)
+			}
+		}
+		again := runBinary(t, "", args...)
+		if again.stdout != first.stdout {
+			t.Errorf("learning twice gives other bytes:\n%s\n---\n%s", first.stdout, again.stdout)
+		}
+		got := shippable(first.stdout, s.host, w)
+		file := filepath.Join(repoRoot(), "scripts", "learned", "cloudnative-pg", release+".yaml")
+		if os.Getenv("E2E_LEARN_WRITE") != "" {
+			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("wrote %s", file)
+			return
+		}
+		want, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatalf("%v: learn it with scripts/learn-webhooks.sh", err)
+		}
+		if !bytes.Equal(want, []byte(got)) {
+			t.Errorf("%s is not what %s@%s's webhook does now (run scripts/learn-webhooks.sh):\nlearned:\n%s", file, w.Module, release, got)
+		}
+	})
+
+	fillArgs := []string{"--operator", "cloudnative-pg@" + strings.TrimPrefix(release, "v")}
+	t.Run("own-clusters", func(t *testing.T) {
+		results := a.run(t, scenario{id: "cnpg-own", crds: crds, objects: readObjects(t, filepath.Join("testdata", "webhooks", "cnpg", "clusters.yaml")), fillArgs: fillArgs})
+		requireSynced(t, results, notLearned)
+	})
+	t.Run("upstream-samples", func(t *testing.T) {
+		objs := a.accepted(t, cnpgSamples(t, w.Dir), "cnpg-learn")
+		if len(objs) == 0 {
+			t.Skip("no samples in the module")
+		}
+		results := a.run(t, scenario{id: "cnpg-samples", crds: crds, objects: objs, fillArgs: fillArgs})
+		requireSynced(t, results, notLearned)
+		t.Logf("%d upstream sample objects of postgresql.cnpg.io accepted by the server and checked", len(objs))
+	})
+}
+
+// requireSynced: with cmp-defaults every diff mode is Synced and the filled
+// object equals what the server stores, for the object as written and for
+// the filled one.
+// notLearned is where CloudNativePG's webhook writes what the learner
+// reports as not learnable (TestCNPGWebhook/learn checks the report).
+var notLearned = regexp.MustCompile(`^\.spec\.(tablespaces\[[0-9]+\]\.owner|monitoring\.customQueriesConfigMap)$`)
+
+// requireSynced: with cmp-defaults every diff mode is Synced and the filled
+// object equals what the server stores, for the object as written and for
+// the filled one, except at fields the learner reported (excused), which
+// must then be all that differs.
+func requireSynced(t *testing.T, results []*objectResult, excused *regexp.Regexp) {
+	t.Helper()
+	report(t, results)
+	rest := func(cs []change) []string {
+		var out []change
+		for _, c := range cs {
+			if !excused.MatchString(c.path) {
+				out = append(out, c)
+			}
+		}
+		return uniq(out)
+	}
+	gaps := 0
+	for _, r := range results {
+		if len(r.vsRaw) > 0 || len(r.vsFilled) > 0 {
+			gaps++
+		}
+		if d := rest(r.vsRaw); len(d) > 0 {
+			t.Errorf("%s: filled object differs from what the server stores for the object as written: %v", r.id, d)
+		}
+		if d := rest(r.vsFilled); len(d) > 0 {
+			t.Errorf("%s: filled object differs from what the server stores for it: %v", r.id, d)
+		}
+		for _, m := range diffModes {
+			if c := r.filled[m.name]; !c.synced() && len(rest(c.changes)) > 0 {
+				t.Errorf("%s: with cmp-defaults, %s: %s", r.id, m.name, c)
+			}
+		}
+	}
+	t.Logf("%d of %d object(s) differ only at fields the learner reported as not learnable (%s)", gaps, len(results), excused)
+}
+
+// accepted keeps the objects the API server accepts from a server-side
+// apply, as Argo CD's ServerSideApply=true sync sends them (a dry run in
+// namespace ns): a sample the server rejects is no drift question.
+func (a *argo) accepted(t *testing.T, objs []*unstructured.Unstructured, ns string) []*unstructured.Unstructured {
+	t.Helper()
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		m := a.mapping(t, o)
+		c := o.DeepCopy()
+		c.SetNamespace(ns)
+		if _, err := a.dyn.Resource(m.Resource).Namespace(ns).Apply(context.Background(), c.GetName(), c, metav1.ApplyOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: "e2e-accept", Force: true}); err != nil {
+			t.Logf("%s/%s: rejected by the API server, left out: %v", o.GetKind(), o.GetName(), err)
+			continue
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// cnpgSamples reads the operator's samples of its own API group, each
+// under a name of its own (several samples share a name).
+func cnpgSamples(t *testing.T, dir string) []*unstructured.Unstructured {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "docs", "src", "samples", "*.yaml"))
+	var out []*unstructured.Unstructured
+	for _, f := range files {
+		for _, o := range readObjects(t, f) {
+			if !strings.HasPrefix(o.GetAPIVersion(), "postgresql.cnpg.io/") {
+				continue
+			}
+			o.SetName(strings.TrimSuffix(filepath.Base(f), ".yaml") + "-" + o.GetName())
+			o.SetNamespace("")
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+var hostPort = regexp.MustCompile(`https://127\.0\.0\.1:[0-9]+`)
+
+// shippable makes a learned profile reproducible and says where it came
+// from: the suite's API server instead of its random address, and the
+// module and configuration of the webhook.
+func shippable(profile, host string, w *operatorWebhook) string {
+	out := strings.ReplaceAll(profile, host, "test/e2e/apiserver")
+	out = hostPort.ReplaceAllString(out, "test/e2e/apiserver")
+	out = strings.Replace(out, "\n  serverVersion:", "\n  module: "+w.Module+"@"+w.Version+"\n  configuration: "+strconv.Quote(w.Configuration)+"\n  serverVersion:", 1)
+	return out
+}

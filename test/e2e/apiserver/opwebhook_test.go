@@ -1,0 +1,140 @@
+package apiserver
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// operatorWebhook is an operator's own admission webhook, built from its Go
+// module at a pinned release by a module under test/e2e (webhook-NAME) and
+// run as a process of its own: its k8s.io versions are the operator's, not
+// this suite's. Other suites reuse it: build, start, register.
+type operatorWebhook struct {
+	URL     string `json:"url"`
+	CAPEM   string `json:"caPEM"`
+	Module  string `json:"module"`
+	Version string `json:"version"`
+	// Configuration is the operator configuration the process runs with.
+	Configuration string `json:"configuration"`
+	// Dir is the operator module's source in the Go module cache (as the
+	// proxy serves it): its CRDs, webhook manifests and samples are read
+	// from there, never copied into this repository.
+	Dir string `json:"-"`
+}
+
+// startOperatorWebhook builds ../webhook-NAME and starts it with env added
+// to its environment (the operator's configuration); it stops when the test
+// ends (the webhook exits when its stdin closes).
+func startOperatorWebhook(t *testing.T, name string, env ...string) *operatorWebhook {
+	t.Helper()
+	start := time.Now()
+	src := filepath.Join("..", "webhook-"+name)
+	bin := filepath.Join(t.TempDir(), "webhook-"+name)
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = src
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building %s: %v\n%s", src, err, out)
+	}
+	built := time.Since(start)
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), env...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if os.Getenv("E2E_LOGS") == "" {
+		cmd.Stderr = nil
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stdin.Close(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("webhook-%s did not start: %v", name, err)
+	}
+	w := &operatorWebhook{}
+	if err := json.Unmarshal([]byte(line), w); err != nil {
+		t.Fatalf("webhook-%s: %v: %q", name, err, line)
+	}
+	list := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", w.Module)
+	list.Dir = src
+	out, err := list.Output()
+	if err != nil {
+		t.Fatalf("go list -m %s: %v", w.Module, err)
+	}
+	w.Dir = strings.TrimSpace(string(out))
+	t.Logf("webhook-%s: %s@%s built in %s, serving at %s", name, w.Module, w.Version, built.Round(time.Millisecond), w.URL)
+	return w
+}
+
+// register installs the operator's MutatingWebhookConfigurations from its
+// install manifest (a file in its module) as the operator ships them,
+// with the service reference replaced by the process's URL and CA.
+func (a *argo) registerOperatorWebhooks(t *testing.T, w *operatorWebhook, manifest string) []*admissionregistrationv1.MutatingWebhookConfiguration {
+	t.Helper()
+	var out []*admissionregistrationv1.MutatingWebhookConfiguration
+	for _, o := range readObjects(t, filepath.Join(w.Dir, manifest)) {
+		if o.GetKind() != "MutatingWebhookConfiguration" {
+			continue
+		}
+		cfg := &admissionregistrationv1.MutatingWebhookConfiguration{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, cfg); err != nil {
+			t.Fatal(err)
+		}
+		for i := range cfg.Webhooks {
+			cc := &cfg.Webhooks[i].ClientConfig
+			if cc.Service == nil || cc.Service.Path == nil {
+				t.Fatalf("%s: webhook %s has no service path", manifest, cfg.Webhooks[i].Name)
+			}
+			url := w.URL + *cc.Service.Path
+			cc.URL, cc.Service, cc.CABundle = &url, nil, []byte(w.CAPEM)
+		}
+		if _, err := a.core.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(context.Background(), cfg, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+		out = append(out, cfg)
+	}
+	if len(out) == 0 {
+		t.Fatalf("%s: no MutatingWebhookConfiguration", manifest)
+	}
+	return out
+}
+
+// waitAdmitted dry-run creates probe until admission changes it as mutated
+// says (the API server calls a new webhook within seconds).
+func (a *argo) waitAdmitted(t *testing.T, probe *unstructured.Unstructured, mutated func(*unstructured.Unstructured) bool) {
+	t.Helper()
+	m := a.mapping(t, probe)
+	var last error
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		out, err := a.dyn.Resource(m.Resource).Namespace(probe.GetNamespace()).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err != nil {
+			last = err
+			return false, nil
+		}
+		return mutated(out), nil
+	})
+	if err != nil {
+		t.Fatalf("the webhook did not mutate %s within a minute: %v (last error: %v)", probe.GetKind(), err, last)
+	}
+}
