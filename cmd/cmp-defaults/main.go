@@ -23,33 +23,38 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/input"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/supervisor"
+
+	"github.com/cmp-defaults/cmp-defaults/cmd/cmp-defaults/internal/entry"
 )
 
 // Exit codes.
 const (
-	exitOK    = 0
-	exitError = 1
-	exitUsage = 2
-	exitFound = 3 // audit, check and diff-releases: something was found
+	exitOK    = entry.ExitOK
+	exitError = entry.ExitError
+	exitUsage = entry.ExitUsage
+	exitFound = entry.ExitFound
 )
 
+// main is the second half of the entry point: package entry, initialised
+// before Helm and Kubernetes, read the command line and the environment and
+// has already supervised the worker, if this process is the parent.
 func main() {
 	// Helm and kustomize log progress through the default loggers; only
 	// warnings and errors belong on stderr, which Argo CD shows on failure.
 	slog.SetLogLoggerLevel(slog.LevelWarn)
 	// client-go logs what its errors say again; the errors are reported.
 	klog.SetLogger(logr.Discard())
-	if len(os.Args) > 1 && os.Args[1] == supervisor.WorkerArg {
+	if entry.Worker {
 		os.Exit(worker())
 	}
-	environ := os.Environ() // the process's one read of the environment
-	if !supervisor.Supported || readsNothing(os.Args[1:]) {
+	if !entry.Supervises() {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		code := runEnv(ctx, os.Args[1:], environ, os.Stdin, os.Stdout, os.Stderr, nil)
+		code := runEnv(ctx, entry.Args, entry.Environ, os.Stdin, os.Stdout, os.Stderr, nil)
 		stop()
 		os.Exit(code)
 	}
-	os.Exit(supervise(os.Args[1:], environ, os.Stdout, os.Stderr))
+	// A test binary (testscript runs main) supervises from here.
+	os.Exit(entry.Supervise(entry.Args, entry.Environ, os.Stdout, os.Stderr))
 }
 
 // worker runs the job the supervisor hands over (internal/supervisor):
@@ -65,108 +70,6 @@ func worker() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return runEnv(ctx, job.Args, job.Environ, os.Stdin, os.Stdout, os.Stderr, supervisor.Report)
-}
-
-// supervise runs the command line in a worker process and prints its
-// result: stdout only when complete, stderr bounded and printable, any
-// death of the worker as one line.
-func supervise(args, environ []string, stdout, stderr io.Writer) int {
-	// A reader that goes away is an error to report, not a signal to die of.
-	signal.Ignore(syscall.SIGPIPE)
-	s, err := plugin.SidecarFromEnv(environ)
-	if err != nil {
-		fmt.Fprintln(stderr, "Error: "+supervisor.Printable(err.Error()))
-		return exitUsage
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		fmt.Fprintln(stderr, "Error: cannot find the cmp-defaults binary to start its worker: "+err.Error())
-		return exitError
-	}
-	opt := supervisor.Options{Exe: exe, Arg0: os.Args[0], Env: supervisor.WorkerEnv, Job: supervisor.Job{Args: args, Environ: environ},
-		Stdin: os.Stdin, MaxRSS: s.MaxMemory, Setting: "CMP_DEFAULTS_MAX_MEMORY_BYTES", Grace: 2 * time.Second, MaxStdout: s.MaxMemory}
-	switch commandOf(args) {
-	case "generate":
-		// The sidecar's timeout bounds every tenant's.
-		opt.Deadline = s.Timeout
-	case "check", "learn", "extract":
-		// Cluster commands run on a person's machine with their kubeconfig,
-		// whose exec credential plugins need the environment (--no-exec refuses them).
-		opt.Env = environ
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	res, err := supervisor.Run(ctx, opt)
-	if err != nil {
-		fmt.Fprintln(stderr, "Error: "+err.Error())
-		return exitError
-	}
-	for _, l := range res.Stderr {
-		fmt.Fprintln(stderr, l)
-	}
-	if res.Stopped != "" {
-		fmt.Fprintln(stderr, "Error: "+res.Stopped)
-		return exitError
-	}
-	if res.Code != exitOK && res.Code != exitFound {
-		return res.Code
-	}
-	if err := writeOut(stdout, res.Stdout); err != nil {
-		fmt.Fprintln(stderr, "Error: "+err.Error())
-		return exitError
-	}
-	return res.Code
-}
-
-// readsNothing says whether args run a command that reads no input (help,
-// the version, shell completion, which runs on every Tab): it runs without
-// a worker.
-func readsNothing(args []string) bool {
-	switch commandOf(args) {
-	case "", "help", "version", "completion", "__complete", "__completeNoDesc":
-		return true
-	}
-	return false
-}
-
-// commandOf names the command args run: the first word that is not a
-// flag (the root command takes no flag with a value), the second for
-// 'profiles'. Building the cobra tree to ask would cost milliseconds.
-func commandOf(args []string) string {
-	var words []string
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if !strings.HasPrefix(a, "-") {
-			if words = append(words, a); words[0] != "profiles" || len(words) == 2 {
-				break
-			}
-		}
-	}
-	switch {
-	case len(words) == 0:
-		return ""
-	case words[0] == "profiles" && len(words) == 2:
-		return words[1]
-	}
-	return words[0]
-}
-
-// writeOut writes a complete result: a failed or short write is an error,
-// as a truncated stream must never be taken for a complete one.
-func writeOut(stdout io.Writer, out []byte) error {
-	n, err := stdout.Write(out)
-	if err == nil && n < len(out) {
-		err = io.ErrShortWrite
-	}
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, syscall.EPIPE) {
-		return fmt.Errorf("stdout was closed by its reader after %d of %d bytes; the result is incomplete and must not be used", n, len(out))
-	}
-	return fmt.Errorf("writing the output to stdout failed after %d of %d bytes: %v; the result is incomplete and must not be used", n, len(out), input.PathErr(err))
 }
 
 // limitsError is a bad limit in the environment (exit 2, no usage hint).
@@ -237,7 +140,7 @@ func runEnv(ctx context.Context, args, environ []string, stdin io.Reader, stdout
 		}
 		return exitError
 	}
-	if werr := writeOut(stdout, out.Bytes()); werr != nil {
+	if werr := entry.WriteOut(stdout, out.Bytes()); werr != nil {
 		fmt.Fprintln(stderr, "Error: "+werr.Error())
 		return exitError
 	}

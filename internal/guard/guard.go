@@ -13,14 +13,14 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"time"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
-// DefaultMaxMemory is the resident memory a run may use: well under the
-// 1 GiB a repo-server sidecar is commonly given, and far above what
-// rendering and filling real applications need (10,000 objects take about
-// 100 MiB). The supervisor (internal/supervisor) kills a worker past it;
-// the watchdog here ends the run a little earlier, naming the step.
-const DefaultMaxMemory = 768 << 20
+// DefaultMaxMemory is the resident memory a run may use (the supervisor
+// kills a worker past it); the watchdog here ends the run a little
+// earlier, naming the step.
+const DefaultMaxMemory = settings.DefaultMaxMemory
 
 // HeapShare is the part of the memory budget the watchdog lets the heap
 // have: the rest is the binary's code and runtime (about 60 MiB resident)

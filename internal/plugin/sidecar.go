@@ -1,15 +1,11 @@
 package plugin
 
 import (
-	"fmt"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
-	"github.com/cmp-defaults/cmp-defaults/internal/render"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // Sidecar is the configuration every command takes from the environment
@@ -28,45 +24,12 @@ type Sidecar struct {
 // SidecarFromEnv reads the sidecar settings from an environment (os.Environ
 // form); unset variables keep their defaults.
 func SidecarFromEnv(environ []string) (Sidecar, error) {
-	s := Sidecar{MaxInput: render.DefaultMaxBytes, MaxMemory: guard.DefaultMaxMemory, Limits: manifest.DefaultLimits, Timeout: DefaultTimeout}
-	env := map[string]string{}
-	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			env[k] = v
-		}
+	st, err := settings.FromEnv(environ)
+	s := Sidecar{MaxInput: st.MaxInput, MaxMemory: st.MaxMemory, Limits: manifest.DefaultLimits, Timeout: st.Timeout, ProfileDirs: st.ProfileDirs}
+	if st.MaxDocuments > 0 {
+		s.Limits.MaxDocuments = st.MaxDocuments
 	}
-	for _, b := range []struct {
-		name string
-		dst  *int64
-	}{{"CMP_DEFAULTS_MAX_INPUT_BYTES", &s.MaxInput}, {"CMP_DEFAULTS_MAX_MEMORY_BYTES", &s.MaxMemory}} {
-		if v := env[b.name]; v != "" {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n <= 0 {
-				return s, fmt.Errorf("%s=%q: want a positive number of bytes", b.name, v)
-			}
-			*b.dst = n
-		}
-	}
-	if v := env["CMP_DEFAULTS_MAX_DOCUMENTS"]; v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			return s, fmt.Errorf("CMP_DEFAULTS_MAX_DOCUMENTS=%q: want a positive number", v)
-		}
-		s.Limits.MaxDocuments = n
-	}
-	if v := env["CMP_DEFAULTS_TIMEOUT"]; v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return s, fmt.Errorf("CMP_DEFAULTS_TIMEOUT=%q: want a duration such as 30s", v)
-		}
-		s.Timeout = d
-	}
-	for _, d := range filepath.SplitList(env["CMP_DEFAULTS_PROFILES_DIR"]) {
-		if d != "" {
-			s.ProfileDirs = append(s.ProfileDirs, d)
-		}
-	}
-	return s, nil
+	return s, err
 }
 
 // SplitList splits comma-separated lists, each value trimmed, empty ones

@@ -14,10 +14,11 @@ import (
 	"sync"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // DefaultMaxBytes bounds how much one render reads from the repository.
-const DefaultMaxBytes = 64 << 20
+const DefaultMaxBytes = settings.DefaultMaxInput
 
 // budget counts the bytes a render reads, so a huge or hostile source
 // fails with a clear error instead of exhausting the sidecar's memory.

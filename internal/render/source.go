@@ -3,12 +3,13 @@ package render
 import (
 	"os"
 	"path/filepath"
-	"time"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // DefaultTimeout bounds a render when the command has no --timeout: the
 // same as generate's default, well inside Argo CD's 60 s exec timeout.
-const DefaultTimeout = 40 * time.Second
+const DefaultTimeout = settings.DefaultTimeout
 
 // NewOptions are the options every command starts from for a source
 // directory, so that they agree: the absolute directory, the repository

@@ -1,0 +1,135 @@
+package entry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
+	"github.com/cmp-defaults/cmp-defaults/internal/supervisor"
+)
+
+// Exit codes.
+const (
+	ExitOK    = 0
+	ExitError = 1
+	ExitUsage = 2
+	ExitFound = 3 // audit, check and diff-releases: something was found
+)
+
+// Supervises says whether this process runs its command in a worker: on
+// Linux, for every command that reads input.
+func Supervises() bool {
+	return !Worker && supervisor.Supported && !readsNothing(Args)
+}
+
+// Supervise runs the command line in a worker process and prints its
+// result: stdout only when complete, stderr bounded and printable, any
+// death of the worker as one line.
+func Supervise(args, environ []string, stdout, stderr io.Writer) int {
+	// A reader that goes away is an error to report, not a signal to die of.
+	signal.Ignore(syscall.SIGPIPE)
+	s, err := settings.FromEnv(environ)
+	if err != nil {
+		fmt.Fprintln(stderr, "Error: "+supervisor.Printable(err.Error()))
+		return ExitUsage
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(stderr, "Error: cannot find the cmp-defaults binary to start its worker: "+err.Error())
+		return ExitError
+	}
+	opt := supervisor.Options{Exe: exe, Arg0: Arg0, Env: supervisor.WorkerEnv, Job: supervisor.Job{Args: args, Environ: environ},
+		Stdin: os.Stdin, MaxRSS: s.MaxMemory, Setting: "CMP_DEFAULTS_MAX_MEMORY_BYTES", Grace: 2 * time.Second, MaxStdout: s.MaxMemory}
+	switch commandOf(args) {
+	case "generate":
+		// The sidecar's timeout bounds every tenant's.
+		opt.Deadline = s.Timeout
+	case "check", "learn", "extract":
+		// Cluster commands run on a person's machine with their kubeconfig,
+		// whose exec credential plugins need the environment (--no-exec refuses them).
+		opt.Env = environ
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := supervisor.Run(ctx, opt)
+	if err != nil {
+		fmt.Fprintln(stderr, "Error: "+err.Error())
+		return ExitError
+	}
+	for _, l := range res.Stderr {
+		fmt.Fprintln(stderr, l)
+	}
+	if res.Stopped != "" {
+		fmt.Fprintln(stderr, "Error: "+res.Stopped)
+		return ExitError
+	}
+	if res.Code != ExitOK && res.Code != ExitFound {
+		return res.Code
+	}
+	if err := WriteOut(stdout, res.Stdout); err != nil {
+		fmt.Fprintln(stderr, "Error: "+err.Error())
+		return ExitError
+	}
+	return res.Code
+}
+
+// readsNothing says whether args run a command that reads no input (help,
+// the version, shell completion, which runs on every Tab): it runs without
+// a worker.
+func readsNothing(args []string) bool {
+	switch commandOf(args) {
+	case "", "help", "version", "completion", "__complete", "__completeNoDesc":
+		return true
+	}
+	return false
+}
+
+// commandOf names the command args run: the first word that is not a
+// flag (the root command takes no flag with a value), the second for
+// 'profiles'. Building the cobra tree to ask would cost milliseconds.
+func commandOf(args []string) string {
+	var words []string
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") {
+			if words = append(words, a); words[0] != "profiles" || len(words) == 2 {
+				break
+			}
+		}
+	}
+	switch {
+	case len(words) == 0:
+		return ""
+	case words[0] == "profiles" && len(words) == 2:
+		return words[1]
+	}
+	return words[0]
+}
+
+// WriteOut writes a complete result: a failed or short write is an error,
+// as a truncated stream must never be taken for a complete one.
+func WriteOut(stdout io.Writer, out []byte) error {
+	n, err := stdout.Write(out)
+	if err == nil && n < len(out) {
+		err = io.ErrShortWrite
+	}
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, syscall.EPIPE) {
+		return fmt.Errorf("stdout was closed by its reader after %d of %d bytes; the result is incomplete and must not be used", n, len(out))
+	}
+	if pe, ok := err.(*os.PathError); ok {
+		err = pe.Err // the path is stdout's
+	}
+	return fmt.Errorf("writing the output to stdout failed after %d of %d bytes: %v; the result is incomplete and must not be used", n, len(out), err)
+}
