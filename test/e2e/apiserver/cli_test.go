@@ -244,7 +244,7 @@ func testCLI(t *testing.T, s *server, a *argo) {
 		dir := t.TempDir()
 		r = runBinary(t, "", append(append([]string{"profiles", "extract", "--from-cluster"}, kc...),
 			"--operator", "widgets", "--version", "1.0.0", "--group", "e2e.cmp-defaults.io", "--write", dir)...)
-		if r.code != 0 || !strings.Contains(r.stderr, "wrote "+filepath.Join(dir, "widgets", "v1.0.0.yaml")) {
+		if r.code != 0 || !strings.Contains(r.stderr, "wrote "+filepath.Join(dir, "widgets_v1.0.0.yaml")) {
 			t.Fatalf("--write: exit %d\nstderr:\n%s", r.code, r.stderr)
 		}
 		r = runBinary(t, "", append(append([]string{"check"}, kc...), "--operator", "widgets@1.0.0", "--profiles-dir", dir, filepath.Join("testdata", "widgets", "widgets.yaml"))...)
