@@ -66,7 +66,7 @@ func Compare(filled, admitted, admittedRaw map[string]any, fills map[string]Fill
 		seen[p] = true
 		out = append(out, f)
 	})
-	raw := Comparable(admittedRaw)
+	raw, mine := Comparable(admittedRaw), Comparable(filled)
 	paths := make([]string, 0, len(fills))
 	for p := range fills {
 		paths = append(paths, p)
@@ -82,6 +82,12 @@ func Compare(filled, admitted, admittedRaw map[string]any, fills map[string]Fill
 		ok := err == nil
 		if ok {
 			got, ok = at.Lookup(raw)
+			// An object default's record holds its rule's own value; the
+			// object as filled also holds its children's defaults, and
+			// that is what the cluster must store.
+			if v, in := at.Lookup(mine); in {
+				ff.Value = v
+			}
 		}
 		switch {
 		case !ok:

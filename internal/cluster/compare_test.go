@@ -40,3 +40,17 @@ func TestCompare(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", gb, wb)
 	}
 }
+
+// An object default is recorded with its rule's own value ({}), while the
+// object as filled, and as the cluster stores it, also holds its child's
+// default: that is a match, not a wrong default.
+func TestCompareObjectDefault(t *testing.T) {
+	filled := obj(t, `{"apiVersion":"x/v1","kind":"K","metadata":{"name":"a"},"spec":{"target":{"deletionPolicy":"Retain"}}}`)
+	fills := map[string]FilledField{
+		".spec.target":                {Value: map[string]any{}, Rule: ".spec.target", Origin: "op@1"},
+		".spec.target.deletionPolicy": {Value: "Retain", Rule: ".spec.target.deletionPolicy", Origin: "op@1"},
+	}
+	if got := Compare(filled, filled, filled, fills); len(got) != 0 {
+		t.Errorf("findings %+v, want none", got)
+	}
+}
