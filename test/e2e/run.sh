@@ -2,6 +2,10 @@
 # Runs cmp-defaults inside Argo CD's real CMP server, for both supported Argo CD lines:
 #   test/e2e/cmp-v2  Argo CD v2.14.21, with this machine's Go (go.mod: go 1.26)
 #   test/e2e/cmp-v3  Argo CD v3.6.1, which needs Go 1.27: GOTOOLCHAIN=go1.27.3 for that module only
+# then against a real kube-apiserver:
+#   test/e2e/apiserver   Kubernetes 1.34 and gitops-engine's diff, with this machine's Go
+#   test/e2e/controller  Argo CD v3.6.1's application controller and repo-server on Kubernetes 1.37
+#                        (GOTOOLCHAIN=go1.27.3, like cmp-v3)
 #
 # The cmp-defaults binary is built once, like the image builds it (scripts/image), and shared by
 # both modules through CMP_DEFAULTS_BIN. Extra arguments go to `go test` (e.g. -run TestGenerate -v).
@@ -46,6 +50,9 @@ run_module() { # name toolchain|"" go-test-args...
 run_module cmp-v2 "" "$@"
 run_module cmp-v3 "$v3_toolchain" "$@"
 run_module apiserver "" "$@"
+# Starts the whole of Argo CD's control plane and waits for real syncs: more
+# time than go test's default 10 minutes on a loaded 2-core machine.
+run_module controller "$v3_toolchain" -timeout=30m "$@"
 
 echo "== e2e summary"
 printf '%s\n' "${summary[@]}"

@@ -1,0 +1,244 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"go.etcd.io/etcd/server/v3/embed"
+	corev1 "k8s.io/api/core/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apiserver/pkg/storage/storagebackend"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	kubeapiservertesting "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
+	"k8s.io/kubernetes/test/utils/ktesting"
+)
+
+const adminToken = "e2e-admin-token"
+
+// kubeServer is one kube-apiserver on its own embedded etcd.
+//
+// Argo CD reaches it as https://127.0.0.1:PORT (cfg, kubeconfig), the
+// test's own clients as https://localhost:PORT, so that the request
+// metrics of Argo CD's clients, labelled by host, count Argo CD's requests
+// only.
+type kubeServer struct {
+	name       string
+	cfg        *rest.Config         // for Argo CD: loopback admin config (system:masters)
+	host       string               // https://127.0.0.1:PORT
+	kubeconfig string               // for Argo CD: one context, admin by static token
+	kube       kubernetes.Interface // the test's clients
+	dyn        dynamic.Interface
+	crds       apiextclient.Interface
+	testCfg    *rest.Config
+}
+
+func freePort(t tb) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func startEtcd(t tb, dir string) string {
+	t.Helper()
+	cfg := embed.NewConfig()
+	cfg.Name = "e2e"
+	cfg.Dir = dir
+	cfg.LogLevel = "error"
+	if os.Getenv("E2E_LOGS") == "" {
+		cfg.LogOutputs = []string{dir + ".log"}
+	}
+	cfg.UnsafeNoFsync = true
+	cu := url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(freePort(t))}
+	pu := url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(freePort(t))}
+	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{cu}, []url.URL{cu}
+	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{pu}, []url.URL{pu}
+	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
+	e, err := embed.StartEtcd(cfg)
+	if err != nil {
+		t.Fatalf("starting etcd: %v", err)
+	}
+	select {
+	case <-e.Server.ReadyNotify():
+	case <-time.After(60 * time.Second):
+		e.Close()
+		t.Fatal("etcd did not become ready in 60s")
+	}
+	t.Cleanup(e.Close)
+	return cu.String()
+}
+
+// startKubeServer starts etcd and a kube-apiserver (RBAC, a static admin
+// token) and stops both when t ends.
+func startKubeServer(t tb, name string) *kubeServer {
+	t.Helper()
+	dir, err := os.MkdirTemp(tmpRoot, "kube-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	etcdURL := startEtcd(t, filepath.Join(dir, "etcd"))
+	tokens := filepath.Join(dir, "tokens.csv")
+	if err := os.WriteFile(tokens, []byte(adminToken+",e2e-admin,1,system:masters\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sc := storagebackend.NewDefaultConfig("/registry-"+name, nil)
+	sc.Transport.ServerList = []string{etcdURL}
+	ts, err := kubeapiservertesting.StartTestServer(t, kubeapiservertesting.NewDefaultTestServerOptions(), []string{
+		"--authorization-mode=RBAC",
+		"--token-auth-file=" + tokens,
+	}, sc)
+	if err != nil {
+		t.Fatalf("starting kube-apiserver: %v", err)
+	}
+	t.Cleanup(ts.TearDownFn)
+
+	s := &kubeServer{name: name, cfg: rest.CopyConfig(ts.ClientConfig)}
+	s.cfg.QPS, s.cfg.Burst = 200, 400
+	s.host = "https://127.0.0.1:" + strconv.Itoa(ts.ServerOpts.SecureServing.BindPort)
+	s.kubeconfig = filepath.Join(dir, "kubeconfig")
+	kc := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: e2e
+  cluster: {server: %q, insecure-skip-tls-verify: true}
+users:
+- name: admin
+  user: {token: %s}
+contexts:
+- name: admin
+  context: {cluster: e2e, user: admin}
+current-context: admin
+`, s.host, adminToken)
+	if err := os.WriteFile(s.kubeconfig, []byte(kc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(ts.ServerOpts.SecureServing.BindPort)
+	s.testCfg = &rest.Config{
+		Host: "https://localhost:" + port, BearerToken: adminToken,
+		TLSClientConfig: rest.TLSClientConfig{Insecure: true},
+		QPS:             200, Burst: 400,
+	}
+	if s.kube, err = kubernetes.NewForConfig(s.testCfg); err != nil {
+		t.Fatal(err)
+	}
+	if s.dyn, err = dynamic.NewForConfig(s.testCfg); err != nil {
+		t.Fatal(err)
+	}
+	if s.crds, err = apiextclient.NewForConfig(s.testCfg); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (s *kubeServer) ensureNamespace(t tb, name string) {
+	t.Helper()
+	_, err := s.kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatalf("namespace %s: %v", name, err)
+	}
+}
+
+// applyCRDs creates or replaces CRDs and waits until they are served.
+func (s *kubeServer) applyCRDs(t tb, crds []*apiextv1.CustomResourceDefinition) {
+	t.Helper()
+	ctx := context.Background()
+	c := s.crds.ApiextensionsV1().CustomResourceDefinitions()
+	updated := false
+	for _, crd := range crds {
+		cur, err := c.Get(ctx, crd.Name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			_, err = c.Create(ctx, crd, metav1.CreateOptions{})
+		case err == nil:
+			crd = crd.DeepCopy()
+			crd.ResourceVersion = cur.ResourceVersion
+			_, err = c.Update(ctx, crd, metav1.UpdateOptions{})
+			updated = true
+		}
+		if err != nil {
+			t.Fatalf("CRD %s: %v", crd.Name, err)
+		}
+	}
+	for _, crd := range crds {
+		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 60*time.Second, true, func(ctx context.Context) (bool, error) {
+			cur, err := c.Get(ctx, crd.Name, metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			for _, cond := range cur.Status.Conditions {
+				if cond.Type == apiextv1.Established && cond.Status == apiextv1.ConditionTrue {
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+		if err != nil {
+			t.Fatalf("CRD %s not established: %v", crd.Name, err)
+		}
+	}
+	if updated {
+		// An updated schema reaches the API server's handlers a moment
+		// after the update.
+		time.Sleep(3 * time.Second)
+	}
+	// Served versions reach discovery a moment after Established.
+	for _, crd := range crds {
+		for _, v := range crd.Spec.Versions {
+			gv := crd.Spec.Group + "/" + v.Name
+			err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 60*time.Second, true, func(context.Context) (bool, error) {
+				rl, err := s.kube.Discovery().ServerResourcesForGroupVersion(gv)
+				if err != nil {
+					return false, nil
+				}
+				for _, r := range rl.APIResources {
+					if r.Name == crd.Spec.Names.Plural {
+						return true, nil
+					}
+				}
+				return false, nil
+			})
+			if err != nil {
+				t.Fatalf("%s %s not in discovery: %v", gv, crd.Spec.Names.Plural, err)
+			}
+		}
+	}
+}
+
+// get reads one object; nil when it does not exist.
+func (s *kubeServer) get(t tb, gvr schema.GroupVersionResource, ns, name string) *unstructured.Unstructured {
+	t.Helper()
+	var r dynamic.ResourceInterface = s.dyn.Resource(gvr)
+	if ns != "" {
+		r = s.dyn.Resource(gvr).Namespace(ns)
+	}
+	o, err := r.Get(context.Background(), name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatalf("get %s %s/%s: %v", gvr.Resource, ns, name, err)
+	}
+	return o
+}
+
+// tb is what the setup helpers need of a test: the API server's test
+// harness takes it, and TestMain's mainTB provides it for the servers that
+// live as long as the process.
+type tb = ktesting.TB
