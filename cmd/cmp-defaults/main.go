@@ -24,7 +24,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/supervisor"
 
-	"github.com/cmp-defaults/cmp-defaults/cmd/cmp-defaults/internal/entry"
+	"github.com/cmp-defaults/cmp-defaults/internal/entry"
 )
 
 // Exit codes.
