@@ -38,9 +38,10 @@
 //   - TestArgoCDControllerFailClosed: a commit with an invalid object gives
 //     the Application a ComparisonError carrying cmp-defaults' message, no
 //     sync runs and nothing is pruned;
-//   - TestArgoCDControllerWebhookOperator: the hook for an operator whose
-//     defaults come from a mutating webhook; skipped until such an operator's
-//     profile and webhook test server exist (see webhook_test.go).
+//   - TestArgoCDControllerWebhookOperator: CloudNativePG v1.30.0's real
+//     mutating webhook (test/e2e/webhook-cnpg, built and started by the
+//     test) in the admission chain: the plugin's Cluster is Synced after one
+//     sync under both diffs and equals what the server stores.
 //
 // BenchmarkArgoCDControllerRefresh measures a hard refresh with and without
 // the plugin and under Server-Side Diff, from the controller's own metrics

@@ -21,6 +21,7 @@ import (
 var (
 	tmpRoot  string // everything the suite writes; removed at the end
 	modCache string // the Go module cache (Argo CD's install manifests)
+	goCache  string // the Go build cache, for builds after HOME changes
 	binary   string // the cmp-defaults binary under test
 	cluster  *kubeServer
 	argo     *argoCD
@@ -57,13 +58,17 @@ func testMain(m *testing.M) (code int, err error) {
 
 	// Outside any module, before HOME changes: the go command of any
 	// version answers.
-	cmd := exec.Command("go", "env", "GOMODCACHE")
+	cmd := exec.Command("go", "env", "GOMODCACHE", "GOCACHE")
 	cmd.Dir = tmpRoot
 	out, err := cmd.Output()
 	if err != nil {
-		return 0, fmt.Errorf("go env GOMODCACHE: %w", err)
+		return 0, fmt.Errorf("go env GOMODCACHE GOCACHE: %w", err)
 	}
-	modCache = strings.TrimSpace(string(out))
+	if caches := strings.Fields(string(out)); len(caches) == 2 {
+		modCache, goCache = caches[0], caches[1]
+	} else {
+		return 0, fmt.Errorf("go env GOMODCACHE GOCACHE: %q", out)
+	}
 	if binary, err = cmpDefaultsBinary(filepath.Join(tmpRoot, "bin")); err != nil {
 		return 0, err
 	}

@@ -1,0 +1,159 @@
+package controller
+
+// The build-start-register steps of test/e2e/apiserver/opwebhook_test.go
+// for this suite's API server (test files cannot be imported across
+// modules).
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// operatorWebhook is an operator's own admission webhook process, built
+// from test/e2e/webhook-NAME (the operator's Go module at a pinned release).
+type operatorWebhook struct {
+	URL     string `json:"url"`
+	CAPEM   string `json:"caPEM"`
+	Module  string `json:"module"`
+	Version string `json:"version"`
+	// Dir is the operator module's source in the Go module cache: its CRDs
+	// and webhook manifests are read from there, never copied.
+	Dir string `json:"-"`
+}
+
+// startOperatorWebhook builds ../webhook-NAME and starts it with env added
+// to its environment; it stops when t ends (it exits when stdin closes).
+// TestMain moved HOME: the build uses the caller's caches, and the module's
+// own toolchain, as rootModuleGoEnv does for the root module.
+func startOperatorWebhook(t tb, name string, env ...string) *operatorWebhook {
+	t.Helper()
+	src := filepath.Join("..", "webhook-"+name)
+	bin := filepath.Join(tmpRoot, "bin", "webhook-"+name)
+	goEnv := append(rootModuleGoEnv(), "GOMODCACHE="+modCache, "GOCACHE="+goCache)
+	goCmd, err := lookPath("go", goEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	build := exec.Command(goCmd, "build", "-o", bin, ".")
+	build.Dir, build.Env = src, goEnv
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building %s: %v\n%s", src, err, out)
+	}
+	built := time.Since(start)
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), env...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.Getenv("E2E_LOGS") != "" {
+		cmd.Stderr = os.Stderr
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stdin.Close(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("webhook-%s did not start: %v", name, err)
+	}
+	w := &operatorWebhook{}
+	if err := json.Unmarshal([]byte(line), w); err != nil {
+		t.Fatalf("webhook-%s: %v: %q", name, err, line)
+	}
+	list := exec.Command(goCmd, "list", "-m", "-f", "{{.Dir}}", w.Module)
+	list.Dir, list.Env = src, goEnv
+	out, err := list.Output()
+	if err != nil {
+		t.Fatalf("go list -m %s: %v", w.Module, err)
+	}
+	w.Dir = strings.TrimSpace(string(out))
+	t.Logf("webhook-%s: %s@%s built in %s, serving at %s", name, w.Module, w.Version, built.Round(time.Millisecond), w.URL)
+	return w
+}
+
+// installCRDs applies the operator's own CRDs from its module.
+func (w *operatorWebhook) installCRDs(t tb, s *kubeServer, glob string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(w.Dir, glob))
+	if len(files) == 0 {
+		t.Fatalf("%s: no CRDs at %s", w.Module, glob)
+	}
+	var crds []*apiextv1.CustomResourceDefinition
+	for _, o := range readObjects(t, files...) {
+		crd := &apiextv1.CustomResourceDefinition{}
+		fromUnstructured(t, o, crd)
+		crds = append(crds, crd)
+	}
+	s.applyCRDs(t, crds)
+}
+
+// register creates the MutatingWebhookConfigurations of the operator's
+// manifest (a file in its module) with the service reference replaced by
+// the process's URL and CA, and deletes them when t ends, so that no later
+// request waits on a stopped webhook.
+func (w *operatorWebhook) register(t tb, s *kubeServer, manifest string) {
+	t.Helper()
+	ctx := context.Background()
+	api := s.kube.AdmissionregistrationV1().MutatingWebhookConfigurations()
+	n := 0
+	for _, o := range readObjects(t, filepath.Join(w.Dir, manifest)) {
+		if o.GetKind() != "MutatingWebhookConfiguration" {
+			continue
+		}
+		cfg := &admissionregistrationv1.MutatingWebhookConfiguration{}
+		fromUnstructured(t, o, cfg)
+		for i := range cfg.Webhooks {
+			cc := &cfg.Webhooks[i].ClientConfig
+			if cc.Service == nil || cc.Service.Path == nil {
+				t.Fatalf("%s: webhook %s has no service path", manifest, cfg.Webhooks[i].Name)
+			}
+			url := w.URL + *cc.Service.Path
+			cc.URL, cc.Service, cc.CABundle = &url, nil, []byte(w.CAPEM)
+		}
+		if _, err := api.Create(ctx, cfg, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = api.Delete(context.Background(), cfg.Name, metav1.DeleteOptions{}) })
+		n++
+	}
+	if n == 0 {
+		t.Fatalf("%s: no MutatingWebhookConfiguration", manifest)
+	}
+}
+
+// waitAdmitted dry-run creates probe until admission changes it as mutated
+// says (the API server calls a new webhook within seconds).
+func waitAdmitted(t tb, s *kubeServer, gvr schema.GroupVersionResource, probe *unstructured.Unstructured, mutated func(*unstructured.Unstructured) bool) {
+	t.Helper()
+	var last error
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		out, err := s.dyn.Resource(gvr).Namespace(probe.GetNamespace()).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err != nil {
+			last = err
+			return false, nil
+		}
+		return mutated(out), nil
+	})
+	if err != nil {
+		t.Fatalf("the webhook did not mutate %s within a minute: %v (last error: %v)", probe.GetKind(), err, last)
+	}
+}
