@@ -10,6 +10,7 @@ package plugin
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 	"os"
 	"path/filepath"
 	"sort"
@@ -139,13 +140,11 @@ func FromEnv(environ []string, wd string) (*Config, error) {
 	}
 	// The sidecar's timeout (the admin's) is the default and the most an
 	// Application (a tenant) may ask for.
-	if v := env["CMP_DEFAULTS_TIMEOUT"]; v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("env CMP_DEFAULTS_TIMEOUT=%q of the sidecar: want a duration such as 30s", v)
-		}
-		c.Timeout = d
+	side, err := settings.FromEnv(environ) // the one parser of CMP_DEFAULTS_*
+	if err != nil {
+		return nil, err
 	}
+	c.Timeout = side.Timeout
 	if v := env["ARGOCD_ENV_CMP_DEFAULTS_TIMEOUT"]; v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
