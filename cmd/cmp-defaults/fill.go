@@ -4,7 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
-	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 func (c *cli) fillCmd() *cobra.Command {
@@ -23,7 +23,7 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 	addOperators(f, &o.Operators)
 	addOutput(cmd, &o.Format, "output format", "yaml", "json")
 	addDirHelm(f, &o.Helm)
-	f.DurationVar(&o.Timeout, "timeout", plugin.DefaultTimeout, "give up after this long")
+	f.DurationVar(&o.Timeout, "timeout", settings.DefaultTimeout, "give up after this long")
 	return cmd
 }
 

@@ -89,7 +89,10 @@ func mainerr(ctx context.Context, args, environ []string, stdin io.Reader, out *
 	}
 	ctx, stop := guard.Watch(ctx, s.MaxMemory)
 	defer stop()
-	c := &cli{Env: action.Env{Ctx: ctx, Stdin: stdin, Out: out, Stderr: stderr, Sidecar: s, Environ: environ, Deadline: deadline}}
+	// The working directory is generate's application; an unknown one
+	// (removed under the process) is generate's error to report.
+	wd, _ := os.Getwd()
+	c := &cli{Env: action.Env{Ctx: ctx, Stdin: stdin, Out: out, Stderr: stderr, Sidecar: s, Environ: environ, WorkDir: wd, Deadline: deadline}}
 	c.Sidecar.Limits.Warn = func(m string) { c.Warn(m) }
 	root := c.root()
 	root.SetArgs(args)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 	"github.com/cmp-defaults/cmp-defaults/profiles"
 )
 
@@ -148,7 +149,7 @@ func TestParametersSentBackUnchanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := plugin.FromEnv([]string{"ARGOCD_APP_PARAMETERS=" + string(raw), "ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=external-secrets@2.5.0"}, t.TempDir())
+	cfg, err := plugin.FromEnv([]string{"ARGOCD_APP_PARAMETERS=" + string(raw), "ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=external-secrets@2.5.0"}, t.TempDir(), plugin.Sidecar{Timeout: settings.DefaultTimeout})
 	if err != nil {
 		t.Fatalf("generate rejects the announcement sent back: %v\n%s", err, raw)
 	}
@@ -293,7 +294,7 @@ func TestParametersMatchGenerate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := plugin.FromEnv([]string{"ARGOCD_APP_PARAMETERS=" + string(raw)}, t.TempDir()); err != nil {
+		if _, err := plugin.FromEnv([]string{"ARGOCD_APP_PARAMETERS=" + string(raw)}, t.TempDir(), plugin.Sidecar{Timeout: settings.DefaultTimeout}); err != nil {
 			t.Errorf("generate rejects the announced parameter %s: %v", raw, err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 func (c *cli) renderCmd() *cobra.Command {
@@ -36,11 +37,12 @@ Nothing outside the repository root (the nearest parent with .git, or --repo-roo
 	f.StringVar(&o.Include, "include", "", "directory sources: glob of files to include, e.g. '*.yaml' or '{a.yaml,b/*}'")
 	f.StringVar(&o.Exclude, "exclude", "", "directory sources: glob of files to exclude")
 	f.StringVar(&o.RepoRoot, "repo-root", "", "nothing outside this directory is read (default: nearest parent with .git, else DIR)")
-	f.DurationVar(&o.Timeout, "timeout", plugin.DefaultTimeout, "give up after this long")
+	f.DurationVar(&o.Timeout, "timeout", settings.DefaultTimeout, "give up after this long")
 	return cmd
 }
 
 func (c *cli) generateCmd() *cobra.Command {
+	var o action.Generate
 	return &cobra.Command{
 		Use:   "generate",
 		Short: "Argo CD CMP entry point: read the CMP environment, render the app path, fill",
@@ -67,6 +69,6 @@ Errors name the parameter or variable to change; configuration errors exit 1.`,
   cd examples/helm && ARGOCD_APP_NAME=datadog ARGOCD_APP_NAMESPACE=datadog \
     ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=external-secrets@2.5.0 cmp-defaults generate`,
 		Args: cobra.NoArgs,
-		RunE: c.runs(action.Generate{}, func([]string) {}),
+		RunE: c.runs(&o, func([]string) { o.Environ, o.WorkDir = c.Environ, c.WorkDir }),
 	}
 }

@@ -29,10 +29,11 @@ type Env struct {
 	Out     *bytes.Buffer // stdout, written by the caller only when Run succeeded
 	Stderr  io.Writer
 	Sidecar plugin.Sidecar
-	Names   plugin.Names // flags on the command line; parameters under Argo CD
-	// Environ is the process environment (os.Environ form), read once by
-	// main: generate's configuration and SOURCE_DATE_EPOCH come from it.
+	// Environ and WorkDir are the process environment (os.Environ form)
+	// and working directory, read once by main: generate's configuration
+	// and SOURCE_DATE_EPOCH come from them.
 	Environ []string
+	WorkDir string
 	// Deadline, when set, hears of the timeout of a run as it starts, and
 	// the setting that raises it (the supervisor stops a run past it).
 	Deadline func(d time.Duration, setting string)
@@ -41,6 +42,9 @@ type Env struct {
 	storeDirs []string
 	unserved  pipeline.Unserved // apiVersion and kind already warned about
 }
+
+// flags names settings on the command line.
+var flags = plugin.Names{}
 
 // Getenv is the value of name in Environ.
 func (env *Env) Getenv(name string) string {
@@ -111,17 +115,9 @@ type Operators struct {
 	Strict      bool
 }
 
-// dirs are the profile directories: the command's, else the sidecar's.
-func (env *Env) dirs(o Operators) []string {
-	if len(o.ProfileDirs) > 0 {
-		return o.ProfileDirs
-	}
-	return env.Sidecar.ProfileDirs
-}
-
 // Store is the shipped profiles and those of o's directories.
 func (env *Env) Store(o Operators) (*operators.Store, error) {
-	st, _, err := env.storeOf(env.dirs(o))
+	st, _, err := env.storeOf(selection(o, nil, env.Sidecar).Dirs)
 	return st, err
 }
 
@@ -141,7 +137,7 @@ func (env *Env) storeOf(dirs []string) (st *operators.Store, fresh bool, err err
 
 // selection is the releases refs name, with o's directories and strictness.
 func (env *Env) selection(o Operators, refs []string) operators.Selection {
-	return operators.Selection{Refs: plugin.SplitList(refs...), Dirs: env.dirs(o), Strict: o.Strict}
+	return selection(o, refs, env.Sidecar)
 }
 
 // Engine resolves o's releases and compiles their rules.
@@ -159,9 +155,10 @@ func (env *Env) load(sel operators.Selection) (*defaults.Engine, []*operators.Re
 	if fresh {
 		env.Warn(st.Warnings...)
 	}
-	l, err := pipeline.LoadSelection(env.Ctx, st, sel, func(m string) { env.Warn(m) })
+	l, err := pipeline.LoadSelection(env.Ctx, st, sel)
+	env.Warn(l.Warnings...)
 	if err != nil {
-		return nil, nil, env.selectionError(err)
+		return nil, nil, selectionError(flags, err)
 	}
 	return l.Engine, l.Releases, nil
 }
@@ -172,7 +169,7 @@ func (env *Env) unservedCheck(strict bool) func(res []*operators.Resolution, obj
 	return func(res []*operators.Resolution, objs []manifest.Object) error {
 		ws := env.unserved.Check(env.store, res, objs)
 		if strict && len(ws) > 0 {
-			return env.strictError(ws[0])
+			return strictError(flags, ws[0])
 		}
 		env.Warn(ws...)
 		return nil
@@ -181,38 +178,37 @@ func (env *Env) unservedCheck(strict bool) func(res []*operators.Resolution, obj
 
 // strictError is a warning refused because strict mode is on, naming the
 // setting that made it so.
-func (env *Env) strictError(msg string) error {
-	if env.Names.Plugin {
-		return ConfigError{fmt.Errorf("%s (an error because %s is true)", msg, env.Names.Of("strict"))}
+func strictError(n plugin.Names, msg string) error {
+	if n.Plugin {
+		return ConfigError{fmt.Errorf("%s (an error because %s is true)", msg, n.Of("strict"))}
 	}
 	return fmt.Errorf("%s (an error because of --strict)", msg)
 }
 
 // badSetting reports a wrong value of a setting: a usage mistake on the
 // command line, a configuration error under Argo CD naming the setting.
-func (env *Env) badSetting(key string, err error) error {
+func badSetting(n plugin.Names, key string, err error) error {
 	var ue UsageError
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	if env.Names.Plugin {
-		return ConfigError{fmt.Errorf("%s: %v", env.Names.Of(key), err)}
+	if n.Plugin {
+		return ConfigError{fmt.Errorf("%s: %v", n.Of(key), err)}
 	}
 	return UsageError{err}
 }
 
 // selectionError names the setting of a bad operator reference and adds
 // to a resolve error how to act on it here.
-func (env *Env) selectionError(err error) error {
+func selectionError(n plugin.Names, err error) error {
 	var ref *operators.RefError
 	if errors.As(err, &ref) {
-		return env.badSetting("operators", ref.Err)
+		return badSetting(n, "operators", ref.Err)
 	}
 	var re *operators.ResolveError
 	if !errors.As(err, &re) {
 		return err
 	}
-	n := env.Names
 	switch {
 	case re.Unknown && n.Plugin:
 		return ConfigError{fmt.Errorf("%s: %s (add profiles for it to the ConfigMap cmp-defaults-profiles mounted at $CMP_DEFAULTS_PROFILES_DIR in the sidecar; docs/install.md)", n.Of("operators"), re.Msg)}

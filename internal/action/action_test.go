@@ -12,13 +12,23 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 )
 
-func newEnv(t *testing.T, names plugin.Names) *Env {
+func newEnv(t *testing.T) *Env {
 	t.Helper()
 	s, err := plugin.SidecarFromEnv(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Env{Ctx: context.Background(), Stdin: strings.NewReader(""), Out: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Sidecar: s, Names: names}
+	return &Env{Ctx: context.Background(), Stdin: strings.NewReader(""), Out: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Sidecar: s}
+}
+
+// underArgoCD is generate for the plain example with the operators
+// parameter set to ops.
+func underArgoCD(t *testing.T, ops string) Generate {
+	dir, err := filepath.Abs(filepath.Join("..", "..", "examples", "plain"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Generate{Environ: []string{`ARGOCD_APP_PARAMETERS=[{"name":"operators","map":` + ops + `}]`}, WorkDir: dir}
 }
 
 // The use cases run without cobra, and their errors carry the kind of
@@ -43,12 +53,12 @@ func TestErrorsAreTyped(t *testing.T) {
 		{"explain without operators", false, &Explain{Args: []string{es}}, &usage, "at least one --operator", false},
 		{"empty field manager", false, &Check{ClusterSource: ClusterSource{Operators: eso}}, &usage, "--field-manager", false},
 		{"bad reference on the command line", false, &Render{Operators: Operators{Refs: []string{"external-secrets"}}, Dir: filepath.Join(examples, "plain"), Format: "yaml"}, &usage, "external-secrets", false},
-		{"bad reference under Argo CD", true, &Render{Operators: Operators{Refs: []string{"external-secrets"}}, Dir: filepath.Join(examples, "plain"), Format: "yaml"}, &config, "parameter operators", false},
-		{"unknown operator under Argo CD", true, &Render{Operators: Operators{Refs: []string{"nobody@1.0.0"}}, Dir: filepath.Join(examples, "plain"), Format: "yaml"}, &config, "cmp-defaults-profiles", false},
+		{"bad reference under Argo CD", true, underArgoCD(t, `{"external-secrets":"x"}`), &config, "parameter operators", false},
+		{"unknown operator under Argo CD", true, underArgoCD(t, `{"nobody":"1.0.0"}`), &config, "cmp-defaults-profiles", false},
 		{"releases that differ", false, &DiffReleases{A: "external-secrets@2.6.0", B: "external-secrets@2.7.0", Format: "text"}, &found, "", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			env := newEnv(t, plugin.Names{Plugin: tc.plugin})
+			env := newEnv(t)
 			err := tc.uc.Run(env)
 			if err == nil || !errors.As(err, tc.as) {
 				t.Fatalf("error %v (%T), want a %T", err, err, tc.as)
@@ -63,7 +73,7 @@ func TestErrorsAreTyped(t *testing.T) {
 	}
 	// The same unknown release on the command line is neither: exit 1,
 	// pointing at --profiles-dir.
-	err := (&Render{Operators: Operators{Refs: []string{"nobody@1.0.0"}}, Dir: filepath.Join(examples, "plain"), Format: "yaml"}).Run(newEnv(t, plugin.Names{}))
+	err := (&Render{Operators: Operators{Refs: []string{"nobody@1.0.0"}}, Dir: filepath.Join(examples, "plain"), Format: "yaml"}).Run(newEnv(t))
 	if err == nil || errors.As(err, &usage) || errors.As(err, &config) || !strings.Contains(err.Error(), "--profiles-dir") {
 		t.Errorf("unknown release on the command line: %v (%T)", err, err)
 	}
@@ -76,7 +86,7 @@ func TestProfilesReadOnce(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte("resources: []\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := newEnv(t, plugin.Names{})
+	env := newEnv(t)
 	d := &DiffReleases{Operators: Operators{ProfileDirs: []string{dir}}, A: "external-secrets@2.6.0", B: "external-secrets@2.7.0", Format: "text"}
 	var found Found
 	if err := d.Run(env); !errors.As(err, &found) {

@@ -107,16 +107,15 @@ func (a *Audit) source(env *Env, read func([]string) ([]manifest.Object, error),
 }
 
 // SourceOptions are the render options of an Application's source
-// (audit.SourceOptions).
+// (audit.Settings).
 func SourceOptions(env *Env, dir, repoRoot string, src *audit.AppSource) (render.Options, error) {
-	opt, err := sourceDir(env, dir, repoRoot)
-	return audit.SourceOptions(opt, src), err
+	return sourceDir(env, dir, repoRoot, audit.Settings(src))
 }
 
-// sourceDir checks that --source is a directory and starts its render
+// sourceDir checks that --source is a directory and builds its render
 // options as every command does.
-func sourceDir(env *Env, dir, repoRoot string) (render.Options, error) {
-	opt, err := render.NewOptions(dir, repoRoot, env.Sidecar.MaxInput)
+func sourceDir(env *Env, dir, repoRoot string, s render.Settings) (render.Options, error) {
+	opt, err := render.NewOptions(dir, repoRoot, env.Sidecar.MaxInput, s)
 	if err != nil {
 		return opt, err
 	}
@@ -135,11 +134,11 @@ func sourceDir(env *Env, dir, repoRoot string) (render.Options, error) {
 // render and fill). --operator, when given, overrides its operators.
 func (a *Audit) pluginSource(env *Env, src *audit.AppSource) ([]*audit.Target, []*operators.Resolution, error) {
 	app := src.Plugin
-	dir, err := sourceDir(env, a.Source, a.RepoRoot)
+	dir, err := sourceDir(env, a.Source, a.RepoRoot, render.Settings{})
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := audit.PluginConfig(app, dir.Dir, dir.RepoRoot)
+	cfg, err := audit.PluginConfig(app, dir.Dir, dir.RepoRoot, env.Sidecar)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -154,12 +153,15 @@ func (a *Audit) pluginSource(env *Env, src *audit.AppSource) ([]*audit.Target, [
 	if len(o.Refs) == 0 {
 		return nil, nil, Usagef("Application %s sets no operators for cmp-defaults (parameter operators or plugin env CMP_DEFAULTS_OPERATORS); give --operator NAME@VERSION", app.Name)
 	}
-	var rec audit.Recorder
-	objs, res, err := env.renderFill(runOf(cfg, env.selection(o, o.Refs)), rec.Record)
+	// The job generate would run, named as audit's flags: an empty source
+	// is what it would be for generate (allow-empty).
+	j := Job{Job: cmpJob(cfg, env.selection(o, o.Refs), env.Sidecar.MaxInput), Names: flags}
+	j.Record, j.TimeoutName = true, flags.Of("timeout")
+	res, err := env.runJob(j)
 	if err != nil {
 		return nil, nil, err
 	}
-	return rec.Targets(objs), res, nil
+	return audit.TargetsOf(res.Objects, res.Filled), res.Releases, nil
 }
 
 // appOperators checks the operator releases an audited Application sets

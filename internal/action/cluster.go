@@ -49,12 +49,13 @@ func (s *ClusterSource) connect(env *Env) (cl *cluster.Client, ns string, objs [
 // SourceOptions renders a DIR as the cluster would see it: Helm's
 // capabilities default to the cluster's version and API versions.
 func (s *ClusterSource) SourceOptions(env *Env, dir, ns string, cl *cluster.Client) (render.Options, error) {
-	opt, err := render.NewOptions(dir, s.RepoRoot, env.Sidecar.MaxInput)
+	set := s.Helm.settings()
+	set.KubeVersion, set.APIVersions = s.KubeVersion, s.APIVersions
+	set, err := check.Settings(set, ns, cl)
 	if err != nil {
-		return opt, err
+		return render.Options{}, err
 	}
-	s.Helm.apply(&opt)
-	return check.SourceOptions(opt, ns, s.KubeVersion, s.APIVersions, cl)
+	return render.NewOptions(dir, s.RepoRoot, env.Sidecar.MaxInput, set)
 }
 
 // Check dry-runs the filled manifests on a cluster and reports where the

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"errors"
 	"time"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/diff"
@@ -16,7 +17,7 @@ type Fill struct {
 	Operators
 	Helm
 	Args    []string
-	Timeout time.Duration // zero: plugin.DefaultTimeout
+	Timeout time.Duration // zero: settings.DefaultTimeout
 	Format  string        // yaml (the default) or json
 }
 
@@ -36,12 +37,17 @@ func (f *Fill) Run(env *Env) error {
 		env.Out.Grow(int(2 * n))
 		guard.LowerMemoryLimit(48<<20 + 2*n)
 	}
-	env.deadline(f.Timeout, "--timeout")
+	env.deadline(f.Timeout, flags.Of("timeout"))
 	r, used := env.inputs(&f.Helm)
-	unserved := env.unservedCheck(f.Strict)
-	st := pipeline.Stream{Timeout: f.Timeout, TimeoutName: "--timeout", Format: f.Format, Out: env.Out,
-		Filled: func(ob manifest.Object) error { return unserved(res, []manifest.Object{ob}) }}
-	if err := st.Run(env.Ctx, e, func(fn func(manifest.Object) error) error { return r.Each(f.Args, fn) }); err != nil {
+	st := pipeline.Stream{Timeout: f.Timeout, TimeoutName: flags.Of("timeout"), Format: f.Format, Out: env.Out,
+		Store: env.store, Releases: res, Strict: f.Strict}
+	ws, err := st.Run(env.Ctx, e, func(fn func(manifest.Object) error) error { return r.Each(f.Args, fn) })
+	env.Warn(ws...)
+	var strict *pipeline.StrictError
+	if errors.As(err, &strict) {
+		return strictError(flags, strict.Msg)
+	}
+	if err != nil {
 		return err
 	}
 	if len(f.Refs) == 0 {

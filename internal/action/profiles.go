@@ -50,7 +50,7 @@ func (s *Show) Run(env *Env) error {
 	}
 	res, err := operators.Selection{Refs: plugin.SplitList(s.Ref), Strict: s.Strict}.Resolve(st)
 	if err != nil {
-		return env.selectionError(err)
+		return selectionError(flags, err)
 	}
 	shown := catalog.Show(st, s.Ref, res[0])
 	if shown.Warning != "" {

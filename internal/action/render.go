@@ -1,16 +1,27 @@
 package action
 
 import (
-	"os"
+	"errors"
+	"slices"
 	"time"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/pipeline"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
+
+// Job is one resolved render and fill of a source directory: what the
+// pipeline runs, and how messages name its settings (flags on the command
+// line; under Argo CD the parameter or variable that set each one). It is
+// built before anything runs, by RenderJob from flags or GenerateJob from
+// the CMP environment.
+type Job struct {
+	pipeline.Job
+	Names plugin.Names
+}
 
 // Render renders a source directory and fills it: a local preview of
 // Generate, with flags instead of the CMP environment.
@@ -21,100 +32,153 @@ type Render struct {
 	KubeVersion      string
 	APIVersions      []string // comma lists allowed
 	Include, Exclude string
-	Timeout          time.Duration // zero: plugin.DefaultTimeout
+	Timeout          time.Duration // zero: settings.DefaultTimeout
 	Format           string        // yaml (the default) or json
 }
 
-func (r *Render) Run(env *Env) error {
+// Job is the job the flags ask for, with the sidecar settings side.
+func (r *Render) Job(side plugin.Sidecar) (Job, error) {
 	r.Timeout, r.Format = orDefault(r.Timeout, r.Format)
-	opt, err := render.NewOptions(r.Dir, r.RepoRoot, env.Sidecar.MaxInput)
+	s := r.Helm.settings()
+	s.Include, s.Exclude = r.Include, r.Exclude
+	s.KubeVersion, s.APIVersions = r.KubeVersion, plugin.SplitList(r.APIVersions...)
+	src, err := render.NewOptions(r.Dir, r.RepoRoot, side.MaxInput, s)
+	return Job{Job: pipeline.Job{Source: src, Selection: selection(r.Operators, r.Refs, side), Timeout: r.Timeout, TimeoutName: flags.Of("timeout"),
+		ReleaseNameSet: r.ReleaseName != "", NamespaceSet: r.Namespace != "", Format: r.Format}, Names: flags}, err
+}
+
+func (r *Render) Run(env *Env) error {
+	j, err := r.Job(env.Sidecar)
 	if err != nil {
 		return err
 	}
-	r.Helm.apply(&opt)
-	opt.Include, opt.Exclude = r.Include, r.Exclude
-	opt.KubeVersion, opt.APIVersions = r.KubeVersion, plugin.SplitList(r.APIVersions...)
-	sel := env.selection(r.Operators, r.Refs)
-	err = env.run(run{sel: sel, releaseNameSet: r.ReleaseName != "", namespaceSet: r.Namespace != "",
-		Options: pipeline.Options{Render: opt, Timeout: r.Timeout, Format: r.Format}})
-	err = env.settingError(err, r.ReleaseName != "")
-	if err == nil && len(sel.Refs) == 0 {
+	res, err := env.runJob(j)
+	if err != nil {
+		return err
+	}
+	env.Out.Write(res.Output)
+	if len(j.Selection.Refs) == 0 {
 		// Only on success: it must not precede an unrelated error.
 		env.Warn("no --operator selected; objects are rendered but not filled")
 	}
-	return err
+	return nil
 }
 
-// Generate is what argocd-cmp-server runs: the current directory rendered
+// Generate is what argocd-cmp-server runs: the working directory rendered
 // and filled with the configuration of the CMP environment.
-type Generate struct{}
+type Generate struct {
+	Environ []string // the process environment, os.Environ form
+	WorkDir string   // the application's directory
+}
 
-func (Generate) Run(env *Env) error {
-	wd, err := os.Getwd()
+func (g Generate) Run(env *Env) error {
+	j, warnings, err := GenerateJob(g.Environ, g.WorkDir, env.Sidecar)
+	env.Warn(warnings...)
 	if err != nil {
 		return err
 	}
-	cfg, err := plugin.FromEnv(env.Environ, wd)
+	res, err := env.runJob(j)
 	if err != nil {
-		return ConfigError{err}
+		return err
 	}
-	env.Warn(cfg.Warnings...)
-	env.Names = plugin.Names{Plugin: true, From: cfg.From}
+	env.Out.Write(res.Output)
+	return nil
+}
+
+// GenerateJob is generate's job: the configuration the CMP environment
+// environ gives for the application in wd, with the sidecar settings side
+// (read by main from the same environment). It reads nothing else. The
+// warnings are the configuration's, returned on error too.
+func GenerateJob(environ []string, wd string, side plugin.Sidecar) (Job, []string, error) {
+	if wd == "" {
+		return Job{}, nil, errors.New("the working directory (the application's path) is unknown")
+	}
+	cfg, err := plugin.FromEnv(environ, wd, side)
+	if err != nil {
+		return Job{}, nil, ConfigError{err}
+	}
 	if len(cfg.Operators) == 0 {
-		return ConfigError{plugin.ErrNoOperators}
+		return Job{}, cfg.Warnings, ConfigError{plugin.ErrNoOperators}
 	}
-	r := runOf(cfg, cfg.Selection(env.Sidecar.ProfileDirs))
+	j := Job{Job: cmpJob(cfg, selection(Operators{Strict: cfg.Strict}, cfg.Operators, side), side.MaxInput), Names: plugin.Names{Plugin: true, From: cfg.From}}
 	// Argo CD reads JSON as it reads YAML (docs/architecture.md), and JSON is
 	// several times cheaper to write.
-	r.Format, r.APIVersions = manifest.JSONStream, cfg.APIVersions
-	return env.settingError(env.run(r), cfg.From["release-name"] != "")
+	j.Format, j.Served, j.TimeoutName = manifest.JSONStream, cfg.APIVersions, j.Names.Of("timeout")
+	j.Defaults = sidecarDefaults(j.Names)
+	return j, cfg.Warnings, nil
 }
 
-// run is one render and fill as a command asks for it: the pipeline's
-// options (Format set: encode into Out) and the releases.
-type run struct {
-	pipeline.Options
-	sel            operators.Selection
-	releaseNameSet bool // the release name was chosen, not defaulted
-	namespaceSet   bool // the namespace was chosen, not defaulted
+// sidecarDefaults are the settings the sidecar's env set: an
+// administrator's defaults for every application.
+func sidecarDefaults(n plugin.Names) []string {
+	var out []string
+	for k := range n.From {
+		if len(n.ByUser([]string{k})) == 0 {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
-// runOf is the run generate's configuration asks for.
-func runOf(cfg *plugin.Config, sel operators.Selection) run {
-	return run{sel: sel, releaseNameSet: cfg.From["release-name"] != "", namespaceSet: cfg.From["namespace"] != "",
-		Options: pipeline.Options{Render: cfg.RenderOptions(), Timeout: cfg.Timeout, RefuseEmpty: !cfg.AllowEmpty}}
+// cmpJob is the job of a CMP configuration (generate's, or an audited
+// Application's): it renders and refuses an empty result as generate does.
+func cmpJob(cfg *plugin.Config, sel operators.Selection, maxInput int64) pipeline.Job {
+	src, _ := render.NewOptions(cfg.AppDir, cfg.RepoRoot, maxInput, render.Settings{
+		ValuesFiles: cfg.ValuesFiles, Values: cfg.Values, Set: cfg.Set, Namespace: cfg.Namespace,
+		Include: cfg.Include, Exclude: cfg.Exclude, KubeVersion: cfg.KubeVersion, APIVersions: cfg.APIVersions})
+	// Argo CD's release name is the Application's, never the directory's.
+	src.ReleaseName = cfg.ReleaseName
+	return pipeline.Job{Source: src, Selection: sel, Timeout: cfg.Timeout, AllowEmpty: cfg.AllowEmpty, CMP: true,
+		ReleaseNameSet: cfg.From["release-name"] != "", NamespaceSet: cfg.From["namespace"] != ""}
 }
 
-// renderFill renders and fills as generate does (internal/pipeline), then
-// encodes into Out when r.Format is set. record, when set, sees every
-// filled field.
-func (env *Env) renderFill(r run, record func(int, defaults.Filled)) ([]manifest.Object, []*operators.Resolution, error) {
-	opt := r.Options
-	opt.Render.MaxBytes = env.Sidecar.MaxInput
-	opt.TimeoutName, opt.Plugin, opt.Record, opt.Out, opt.Warn = env.Names.Of("timeout"), env.Names.Plugin, record, env.Out, func(m string) { env.Warn(m) }
-	env.deadline(opt.Timeout, opt.TimeoutName)
-	return pipeline.Run(env.Ctx, opt, pipeline.Hooks{
-		Load: func() (*defaults.Engine, []*operators.Resolution, error) { return env.load(r.sel) },
-		Settings: func(kind render.Kind, ropt render.Options) error {
-			return env.unusedSettings(kind, ropt, ropt.Dir, r.releaseNameSet, r.namespaceSet)
-		},
-		Filled: env.unservedCheck(r.sel.Strict),
-	})
+// selection is the releases refs name, with o's profile directories (else
+// the sidecar's) and strictness.
+func selection(o Operators, refs []string, side plugin.Sidecar) operators.Selection {
+	dirs := o.ProfileDirs
+	if len(dirs) == 0 {
+		dirs = side.ProfileDirs
+	}
+	return operators.Selection{Refs: plugin.SplitList(refs...), Dirs: dirs, Strict: o.Strict}
+}
+
+// runJob runs j with the profiles already read in this run, tells the
+// supervisor its deadline, and names the setting of an error as j's user
+// gives it.
+func (env *Env) runJob(j Job) (*pipeline.Result, error) {
+	if env.store != nil && slices.Equal(env.storeDirs, j.Selection.Dirs) {
+		j.Store = env.store
+	}
+	env.deadline(j.Timeout, j.TimeoutName)
+	res, err := pipeline.Run(env.Ctx, j.Job)
+	if res.StoreRead {
+		env.store, env.storeDirs = res.Store, j.Selection.Dirs
+	}
+	env.Warn(res.Warnings...)
+	return res, j.named(err)
+}
+
+// named names the setting an error of the pipeline is about.
+func (j Job) named(err error) error {
+	var unused *pipeline.UnusedError
+	var strict *pipeline.StrictError
+	switch {
+	case errors.As(err, &unused):
+		return unusedSettings(j.Names, unused.Kind, unused.Dir, unused.Unused)
+	case errors.As(err, &strict):
+		return strictError(j.Names, strict.Msg)
+	}
+	return settingError(j.Names, selectionError(j.Names, err), j.ReleaseNameSet)
 }
 
 // orDefault gives a zero timeout and format of a render or fill their
 // defaults, as the flags do.
 func orDefault(timeout time.Duration, format string) (time.Duration, string) {
 	if timeout == 0 {
-		timeout = plugin.DefaultTimeout
+		timeout = settings.DefaultTimeout
 	}
 	if format == "" {
 		format = "yaml"
 	}
 	return timeout, format
-}
-
-func (env *Env) run(r run) error {
-	_, _, err := env.renderFill(r, nil)
-	return err
 }

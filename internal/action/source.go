@@ -6,6 +6,7 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/internal/input"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
 )
 
@@ -15,13 +16,10 @@ type Helm struct {
 	Namespace, ReleaseName                   string
 }
 
-// apply sets the settings given on opt.
-func (h *Helm) apply(opt *render.Options) {
-	opt.ValuesFiles, opt.Set, opt.SetString, opt.SetJSON, opt.SetFile = h.Values, h.Set, h.SetString, h.SetJSON, h.SetFile
-	opt.Namespace = h.Namespace
-	if h.ReleaseName != "" {
-		opt.ReleaseName = h.ReleaseName
-	}
+// settings are the render settings given by these flags.
+func (h *Helm) settings() render.Settings {
+	return render.Settings{ValuesFiles: h.Values, Set: h.Set, SetString: h.SetString, SetJSON: h.SetJSON, SetFile: h.SetFile,
+		Namespace: h.Namespace, ReleaseName: h.ReleaseName}
 }
 
 // Given reports whether any setting was given.
@@ -41,24 +39,27 @@ func (env *Env) reader(dir func(string) ([]manifest.Object, error)) *input.Reade
 func (env *Env) inputs(h *Helm) (r *input.Reader, used *bool) {
 	used = new(bool)
 	r = env.reader(func(dir string) ([]manifest.Object, error) {
-		opt, err := render.NewOptions(dir, "", env.Sidecar.MaxInput)
+		var s render.Settings // default settings, unless given
+		if h.Given() {
+			s = h.settings()
+		}
+		opt, err := render.NewOptions(dir, "", env.Sidecar.MaxInput, s)
 		if err != nil {
 			return nil, err
 		}
 		opt.Origins = true // a command's inputs: locate each object (explain, errors)
 		if h.Given() {
-			h.apply(&opt)
 			if opt.Kind, err = render.Detect(opt.Dir); err != nil {
 				return nil, err
 			}
-			if err := env.unusedSettings(opt.Kind, opt, dir, h.ReleaseName != "", h.Namespace != ""); err != nil {
+			if err := unusedSettings(flags, opt.Kind, dir, render.Unused(opt.Kind, opt, h.ReleaseName != "", h.Namespace != "")); err != nil {
 				return nil, err
 			}
 			*used = true
 		}
 		opt.Warn = func(m string) { env.Warn(m) }
 		objs, err := render.Render(env.Ctx, opt)
-		return objs, env.settingError(err, h.ReleaseName != "")
+		return objs, settingError(flags, err, h.ReleaseName != "")
 	})
 	return r, used
 }
@@ -86,19 +87,19 @@ func helmUnused(h *Helm, used bool) error {
 // naming the parameter or variable under Argo CD. releaseNameSet says
 // whether the release name was given or is the default (the directory's
 // name; under Argo CD the Application's).
-func (env *Env) settingError(err error, releaseNameSet bool) error {
+func settingError(n plugin.Names, err error, releaseNameSet bool) error {
 	var se *render.SettingError
 	if !errors.As(err, &se) {
 		return err
 	}
-	name := env.Names.Of(se.Key)
+	name := n.Of(se.Key)
 	if name == "" {
 		name = se.Key
 	}
 	// A release name nobody set is a default that may not fit Helm's
 	// rules (53 characters): say where it came from and what sets it.
 	defaulted := se.Key == "release-name" && !releaseNameSet
-	if !env.Names.Plugin {
+	if !n.Plugin {
 		if defaulted {
 			return UsageError{fmt.Errorf("%s; set --release-name", se.Named("the release name (the directory's name)"))}
 		}
@@ -112,13 +113,12 @@ func (env *Env) settingError(err error, releaseNameSet bool) error {
 
 // unusedSettings refuses settings that do nothing for this kind of source
 // (render.Unused): the user believes they apply. dir is as the user named it.
-func (env *Env) unusedSettings(kind render.Kind, opt render.Options, dir string, releaseNameSet, namespaceSet bool) error {
-	unused := env.Names.ByUser(render.Unused(kind, opt, releaseNameSet, namespaceSet))
+func unusedSettings(n plugin.Names, kind render.Kind, dir string, unused []string) error {
 	if len(unused) == 0 {
 		return nil
 	}
-	msg := render.UnusedMessage(kind, dir, unused, env.Names.Of)
-	if env.Names.Plugin {
+	msg := render.UnusedMessage(kind, dir, unused, n.Of)
+	if n.Plugin {
 		return ConfigError{errors.New(msg + "; remove them from the Application")}
 	}
 	return UsageError{errors.New(msg + "; remove them")}

@@ -8,6 +8,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // Every command builds the render options of a source directory the same
@@ -21,7 +22,7 @@ func TestSourceOptionsAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := &Env{Sidecar: plugin.Sidecar{MaxInput: 12345}}
-	fromDir, err := render.NewOptions(dir, "", env.Sidecar.MaxInput)
+	fromDir, err := render.NewOptions(dir, "", env.Sidecar.MaxInput, render.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,15 +37,23 @@ func TestSourceOptionsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, got := range map[string]render.Options{"check": checked, "audit --source": audited} {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	generated, _, err := GenerateJob([]string{"ARGOCD_APP_NAME=helm", "ARGOCD_APP_SOURCE_PATH=examples/helm", "ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=external-secrets@2.5.0"}, abs, env.Sidecar)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, got := range map[string]render.Options{"check": checked, "audit --source": audited, "generate": generated.Source} {
 		if got.Dir != fromDir.Dir || got.RepoRoot != repo || got.ReleaseName != "helm" {
 			t.Errorf("%s: dir %s, repository root %s, release %s; want %s, %s, helm", name, got.Dir, got.RepoRoot, got.ReleaseName, fromDir.Dir, repo)
 		}
 		if got.MaxBytes != env.Sidecar.MaxInput {
 			t.Errorf("%s: input limit %d, want %d", name, got.MaxBytes, env.Sidecar.MaxInput)
 		}
-		if got.Timeout != render.DefaultTimeout {
-			t.Errorf("%s: timeout %s, want %s", name, got.Timeout, render.DefaultTimeout)
+		if got.Timeout != settings.DefaultTimeout {
+			t.Errorf("%s: timeout %s, want %s", name, got.Timeout, settings.DefaultTimeout)
 		}
 	}
 }

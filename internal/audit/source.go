@@ -10,43 +10,45 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
 )
 
-// SourceOptions adds to opt, started for the source's directory, the
-// Application's Helm settings and directory include/exclude, so the
-// source renders as Argo CD renders it for that Application.
-func SourceOptions(opt render.Options, src *AppSource) render.Options {
+// Settings are the Application's Helm settings and directory
+// include/exclude, so the source renders as Argo CD renders it for that
+// Application; none for a nil src.
+func Settings(src *AppSource) render.Settings {
+	var s render.Settings
 	if src == nil {
-		return opt
+		return s
 	}
-	opt.Include, opt.Exclude = src.Include, src.Exclude
-	opt.ValuesFiles = src.ValueFiles
-	opt.Values = src.Values
-	opt.Namespace = src.Namespace
+	s.Include, s.Exclude = src.Include, src.Exclude
+	s.ValuesFiles = src.ValueFiles
+	s.Values = src.Values
+	s.Namespace = src.Namespace
 	switch {
 	case src.ReleaseName != "":
-		opt.ReleaseName = src.ReleaseName
+		s.ReleaseName = src.ReleaseName
 	case src.App != "" && !templated(src.App):
-		opt.ReleaseName = src.App // Argo CD's default release name
+		s.ReleaseName = src.App // Argo CD's default release name
 	}
 	for _, p := range src.Parameters {
 		if p.ForceString {
-			opt.SetString = append(opt.SetString, p.Name+"="+p.Value)
+			s.SetString = append(s.SetString, p.Name+"="+p.Value)
 		} else {
-			opt.Set = append(opt.Set, p.Name+"="+p.Value)
+			s.Set = append(s.Set, p.Name+"="+p.Value)
 		}
 	}
-	return opt
+	return s
 }
 
 // PluginConfig is the configuration generate reads for an Application
 // that names the cmp-defaults plugin, from the environment
 // argocd-cmp-server would build for it (parameters, plugin env, name and
-// destination), with dir the source directory and repoRoot its repository.
-func PluginConfig(app *plugin.Application, dir, repoRoot string) (*plugin.Config, error) {
+// destination) with the sidecar settings side, with dir the source
+// directory and repoRoot its repository.
+func PluginConfig(app *plugin.Application, dir, repoRoot string, side plugin.Sidecar) (*plugin.Config, error) {
 	env, err := app.Environ()
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := plugin.FromEnv(env, dir)
+	cfg, err := plugin.FromEnv(env, dir, side)
 	if err != nil {
 		return nil, fmt.Errorf("the plugin settings of Application %s (spec.source.plugin): %v", app.Name, err)
 	}
@@ -60,7 +62,7 @@ type Recorder struct {
 	filled [][]defaults.Filled
 }
 
-// Record is the callback of Engine.FillAll and pipeline.Options.Record.
+// Record is the callback of Engine.FillAll.
 func (r *Recorder) Record(i int, f defaults.Filled) {
 	for len(r.filled) <= i {
 		r.filled = append(r.filled, nil)
@@ -69,12 +71,15 @@ func (r *Recorder) Record(i int, f defaults.Filled) {
 }
 
 // Targets pairs objs with what was filled into each.
-func (r *Recorder) Targets(objs []manifest.Object) []*Target {
+func (r *Recorder) Targets(objs []manifest.Object) []*Target { return TargetsOf(objs, r.filled) }
+
+// TargetsOf pairs objs with what was filled into each, by index.
+func TargetsOf(objs []manifest.Object, filled [][]defaults.Filled) []*Target {
 	targets := make([]*Target, len(objs))
 	for i := range objs {
 		targets[i] = &Target{Object: objs[i]}
-		if i < len(r.filled) {
-			targets[i].Filled = r.filled[i]
+		if i < len(filled) {
+			targets[i].Filled = filled[i]
 		}
 	}
 	return targets

@@ -8,22 +8,32 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
 )
 
-func TestSourceOptions(t *testing.T) {
-	start := render.Options{Dir: "/repo/app", ReleaseName: "app"}
-	if got := SourceOptions(start, nil); !reflect.DeepEqual(got, start) {
+func TestSettings(t *testing.T) {
+	opts := func(src *AppSource) render.Options {
+		o, err := render.NewOptions("/repo/app", "/repo", 0, Settings(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	start := opts(nil)
+	if start.ReleaseName != "app" {
+		t.Fatalf("release name %q, want the directory's", start.ReleaseName)
+	}
+	if got := opts(&AppSource{}); !reflect.DeepEqual(got, start) {
 		t.Errorf("no Application source: options changed to %+v", got)
 	}
 	src := &AppSource{App: "{{name}}", Namespace: "ns", Include: "*.yaml", ValueFiles: []string{"v.yaml"},
 		Parameters: []HelmParameter{{Name: "a", Value: "1"}, {Name: "b", Value: "2", ForceString: true}}}
-	got := SourceOptions(start, src)
+	got := opts(src)
 	if got.ReleaseName != "app" || got.Namespace != "ns" || got.Include != "*.yaml" || !reflect.DeepEqual(got.ValuesFiles, []string{"v.yaml"}) ||
 		!reflect.DeepEqual(got.Set, []string{"a=1"}) || !reflect.DeepEqual(got.SetString, []string{"b=2"}) {
 		t.Errorf("templated Application name: %+v", got)
 	}
-	if got := SourceOptions(start, &AppSource{App: "shop"}); got.ReleaseName != "shop" {
+	if got := opts(&AppSource{App: "shop"}); got.ReleaseName != "shop" {
 		t.Errorf("release name %q, want the Application's name, as Argo CD defaults it", got.ReleaseName)
 	}
-	if got := SourceOptions(start, &AppSource{App: "shop", ReleaseName: "r"}); got.ReleaseName != "r" {
+	if got := opts(&AppSource{App: "shop", ReleaseName: "r"}); got.ReleaseName != "r" {
 		t.Errorf("release name %q, want the one the Application sets", got.ReleaseName)
 	}
 }

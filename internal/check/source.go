@@ -7,20 +7,19 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
 )
 
-// SourceOptions makes opt render a source as cl would see it: objects
-// without a namespace go to ns, and Helm's capabilities default to the
-// cluster's version and API versions.
-func SourceOptions(opt render.Options, ns, kubeVersion string, apiVersions []string, cl *cluster.Client) (render.Options, error) {
-	opt.Namespace = ns
-	opt.KubeVersion, opt.APIVersions = kubeVersion, apiVersions
-	if opt.KubeVersion == "" {
-		opt.KubeVersion = cl.Version
+// Settings makes s render a source as cl would see it: objects without a
+// namespace go to ns, and Helm's capabilities default to the cluster's
+// version and API versions.
+func Settings(s render.Settings, ns string, cl *cluster.Client) (render.Settings, error) {
+	s.Namespace = ns
+	if s.KubeVersion == "" {
+		s.KubeVersion = cl.Version
 	}
 	var err error
-	if opt.APIVersions == nil {
-		opt.APIVersions, err = cl.APIVersions()
+	if s.APIVersions == nil {
+		s.APIVersions, err = cl.APIVersions()
 	}
-	return opt, err
+	return s, err
 }
 
 // Namespace is where objects without one go: ns, else the context's.

@@ -1,13 +1,16 @@
 // Package pipeline is the path of render and generate: render a source,
 // fill every object, encode the stream -- under one deadline and the run's
-// memory budget, saying on failure which step was running.
+// memory budget, saying on failure which step was running. It runs a Job,
+// resolved before it starts, and returns what it made: nothing in it calls
+// back into its caller.
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"slices"
 	"time"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
@@ -17,91 +20,141 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
 )
 
-// Options of one run.
-type Options struct {
-	Render      render.Options
+// Job is one run of render or generate (or audit of a plugin
+// Application): every setting resolved, from flags or from the CMP
+// environment.
+type Job struct {
+	// Source is what to render and how: directory, repository root, Helm
+	// and directory settings, Helm capabilities, the input limit. Its Kind,
+	// Timeout and Warn are the pipeline's.
+	Source    render.Options
+	Selection operators.Selection
+	// Store holds the profiles of Selection.Dirs when the caller has them
+	// already; nil: they are read within the deadline.
+	Store       *operators.Store
 	Timeout     time.Duration
 	TimeoutName string // the setting that raises Timeout, for the message
-	// RefuseEmpty makes an empty result an error: with prune: true it
-	// deletes every resource of the application.
-	RefuseEmpty bool
-	// Plugin: under Argo CD an empty directory source is an empty result
-	// unless RefuseEmpty, and errors point at the allow-empty parameter.
-	Plugin bool
-	// Format, when set, encodes the filled objects into Out.
+	// AllowEmpty: an empty result is printed. Without it, a job configured
+	// as the plugin (CMP) refuses one: with prune: true it deletes every
+	// resource of the application.
+	AllowEmpty bool
+	// CMP: the job is configured as Argo CD's CMP server configures
+	// generate (an Application's parameters and plugin env): an empty
+	// directory source is an empty result with AllowEmpty, and refusals
+	// point at the allow-empty parameter.
+	CMP bool
+	// ReleaseNameSet and NamespaceSet say whether the release name and
+	// namespace were chosen, not defaulted; Defaults lists the settings (by
+	// parameter name) an administrator set for every application (the
+	// sidecar's env). Only chosen settings that would do nothing for the
+	// source are refused (UnusedError).
+	ReleaseNameSet, NamespaceSet bool
+	Defaults                     []string
+	// Served is what the cluster serves (KUBE_API_VERSIONS), when known:
+	// selected kinds it does not serve are warned about.
+	Served []string
+	// Format, when set, encodes the filled objects into Result.Output.
 	Format string
-	Out    io.Writer
-	// Record, when set, sees every filled field with its object's index.
-	Record func(i int, f defaults.Filled)
-	// APIVersions the cluster serves (KUBE_API_VERSIONS), when known:
-	// Warn hears of selected kinds it does not serve (UnservedKinds).
-	APIVersions []string
-	Warn        func(string)
+	// Record keeps every filled field by object (Result.Filled).
+	Record bool
 }
 
-// Hooks are the caller's decisions.
-type Hooks struct {
-	// Load selects the operator releases and compiles their engine.
-	Load func() (*defaults.Engine, []*operators.Resolution, error)
-	// Settings refuses settings that do nothing for a source of this kind.
-	Settings func(kind render.Kind, opt render.Options) error
-	// Filled sees the releases and the filled objects (warnings, or an
-	// error in strict mode).
-	Filled func(res []*operators.Resolution, objs []manifest.Object) error
+// Result is what a job made. Warnings are kept on failure too, in the
+// order they arose, so that they can precede the error.
+type Result struct {
+	Objects  []manifest.Object
+	Releases []*operators.Resolution
+	Store    *operators.Store
+	// StoreRead says the store was read by this run (not Job.Store): its
+	// warnings are among Warnings.
+	StoreRead bool
+	Kind      render.Kind
+	Warnings  []string
+	Filled    [][]defaults.Filled // with Job.Record: by object index
+	Output    []byte              // with Job.Format: the encoded stream
 }
+
+// UnusedError refuses settings that would do nothing for the source
+// (render.Unused): the user believes they apply.
+type UnusedError struct {
+	Kind   render.Kind
+	Dir    string
+	Unused []string // parameter names
+}
+
+func (e *UnusedError) Error() string {
+	return render.UnusedMessage(e.Kind, e.Dir, e.Unused, func(s string) string { return s })
+}
+
+// StrictError is a warning that strict mode makes an error.
+type StrictError struct{ Msg string }
+
+func (e *StrictError) Error() string { return e.Msg }
 
 // Run renders, fills and encodes. ctx ends the run early (a signal, the
-// memory budget); opt.Timeout bounds it.
-func Run(parent context.Context, opt Options, h Hooks) ([]manifest.Object, []*operators.Resolution, error) {
-	ctx, cancel := context.WithTimeout(parent, opt.Timeout)
+// memory budget); job.Timeout bounds it.
+func Run(parent context.Context, job Job) (*Result, error) {
+	ctx, cancel := context.WithTimeout(parent, job.Timeout)
 	defer cancel()
-	ropt := opt.Render
+	r := &Result{Store: job.Store}
+	warn := func(m string) { r.Warnings = append(r.Warnings, m) }
+	ropt := job.Source
 	ropt.Timeout = 0 // the run's deadline covers the render
-	ropt.Warn = opt.Warn
+	ropt.Warn = warn
 	step := "loading profiles"
-	fail := func(err error) ([]manifest.Object, []*operators.Resolution, error) {
+	fail := func(err error) (*Result, error) {
 		if cause := context.Cause(ctx); errors.Is(cause, guard.ErrMemory) {
-			return nil, nil, fmt.Errorf("while %s: %w", step, cause)
+			return r, fmt.Errorf("while %s: %w", step, cause)
 		}
 		if parent.Err() != nil {
-			return nil, nil, fmt.Errorf("interrupted while %s", step)
+			return r, fmt.Errorf("interrupted while %s", step)
 		}
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
-			return nil, nil, fmt.Errorf("gave up after %s while %s; make the source smaller or raise %s (Argo CD kills the plugin at its own 60s deadline)", opt.Timeout, step, opt.TimeoutName)
+			return r, fmt.Errorf("gave up after %s while %s; make the source smaller or raise %s (Argo CD kills the plugin at its own 60s deadline)", job.Timeout, step, job.TimeoutName)
 		}
-		return nil, nil, err
+		return r, err
 	}
 	type loaded struct {
-		e   *defaults.Engine
-		res []*operators.Resolution
+		*Loaded
+		read     bool
+		warnings []string // the store's, when read here
 	}
 	l, err := guard.Within(ctx, func() (loaded, error) {
-		e, res, err := h.Load()
-		return loaded{e, res}, err
+		st, out := job.Store, loaded{}
+		var err error
+		if st == nil {
+			if st, err = LoadStore(job.Selection.Dirs); err != nil {
+				return out, err
+			}
+			out.read, out.warnings = true, st.Warnings
+		}
+		out.Loaded, err = LoadSelection(ctx, st, job.Selection)
+		return out, err
 	})
+	r.StoreRead = l.read
+	r.Warnings = append(r.Warnings, l.warnings...)
+	if l.Loaded != nil {
+		r.Store = l.Store
+		r.Warnings = append(r.Warnings, l.Warnings...)
+	}
 	if err != nil {
 		return fail(err)
 	}
-	e, res := l.e.WithContext(ctx), l.res
-	if opt.Warn != nil {
-		for _, w := range UnservedKinds(res, opt.APIVersions) {
-			opt.Warn(w)
-		}
-	}
+	e := l.Engine.WithContext(ctx)
+	r.Releases = l.Releases
+	r.Warnings = append(r.Warnings, UnservedKinds(l.Releases, job.Served)...)
 	kind, err := render.Detect(ropt.Dir)
 	if err != nil {
 		return fail(err)
 	}
-	ropt.Kind = kind
-	if h.Settings != nil {
-		if err := h.Settings(kind, ropt); err != nil {
-			return fail(err)
-		}
+	ropt.Kind, r.Kind = kind, kind
+	if unused := chosen(render.Unused(kind, ropt, job.ReleaseNameSet, job.NamespaceSet), job.Defaults); len(unused) > 0 {
+		return fail(&UnusedError{Kind: kind, Dir: ropt.Dir, Unused: unused})
 	}
 	step = fmt.Sprintf("rendering the %s source %s", kind, ropt.Dir)
 	objs, err := render.Render(ctx, ropt)
-	if errors.Is(err, render.ErrNoSources) && opt.Plugin {
-		if !opt.RefuseEmpty {
+	if errors.Is(err, render.ErrNoSources) && job.CMP {
+		if job.AllowEmpty {
 			objs, err = nil, nil // allow-empty: an empty directory is an empty result
 		} else {
 			err = fmt.Errorf("%w; if an empty application is intended, set the parameter allow-empty to \"true\"", err)
@@ -110,17 +163,20 @@ func Run(parent context.Context, opt Options, h Hooks) ([]manifest.Object, []*op
 	if err != nil {
 		return fail(err)
 	}
-	if len(objs) == 0 && opt.RefuseEmpty {
+	if len(objs) == 0 && job.CMP && !job.AllowEmpty {
 		return fail(fmt.Errorf("the %s source %s rendered no objects; refusing to print an empty result, which with prune: true deletes every resource of the application. Set the parameter allow-empty to \"true\" if this is intended", kind, ropt.Dir))
 	}
 	step = fmt.Sprintf("filling %d objects", len(objs))
+	if job.Record {
+		r.Filled = make([][]defaults.Filled, len(objs))
+	}
 	for i := range objs {
 		if ctx.Err() != nil {
 			return fail(ctx.Err())
 		}
 		var rec func(defaults.Filled)
-		if opt.Record != nil {
-			rec = func(f defaults.Filled) { opt.Record(i, f) }
+		if job.Record {
+			rec = func(f defaults.Filled) { r.Filled[i] = append(r.Filled[i], f) }
 		}
 		if err := e.FillObject(objs[i], rec); err != nil {
 			if kind == render.KindKustomize && !ropt.Origins {
@@ -129,16 +185,19 @@ func Run(parent context.Context, opt Options, h Hooks) ([]manifest.Object, []*op
 			return fail(err)
 		}
 	}
-	if h.Filled != nil {
-		if err := h.Filled(res, objs); err != nil {
-			return fail(err)
-		}
+	var u Unserved
+	ws := u.Check(r.Store, r.Releases, objs)
+	if job.Selection.Strict && len(ws) > 0 {
+		return fail(&StrictError{ws[0]})
 	}
-	if opt.Format == "" {
-		return objs, res, nil
+	r.Warnings = append(r.Warnings, ws...)
+	r.Objects = objs
+	if job.Format == "" {
+		return r, nil
 	}
 	step = fmt.Sprintf("encoding %d objects", len(objs))
-	enc, err := manifest.NewEncoder(opt.Out, opt.Format)
+	var out bytes.Buffer
+	enc, err := manifest.NewEncoder(&out, job.Format)
 	if err != nil {
 		return fail(err)
 	}
@@ -153,54 +212,19 @@ func Run(parent context.Context, opt Options, h Hooks) ([]manifest.Object, []*op
 	if err := enc.Close(); err != nil {
 		return fail(err)
 	}
-	return objs, res, nil
+	r.Output = out.Bytes()
+	return r, nil
 }
 
-// Stream is the path of fill: objects are filled and encoded one by one as
-// they are decoded, so that the input is never held whole.
-type Stream struct {
-	Timeout     time.Duration
-	TimeoutName string // the setting that raises Timeout, for the message
-	Format      string
-	Out         io.Writer
-	// Filled, when set, sees each object once it is filled (warnings, or
-	// an error in strict mode).
-	Filled func(manifest.Object) error
-}
-
-// Run fills every object each reads with e, under s.Timeout and ctx.
-func (s Stream) Run(parent context.Context, e *defaults.Engine, each func(func(manifest.Object) error) error) error {
-	enc, err := manifest.NewEncoder(s.Out, s.Format)
-	if err != nil {
-		return err
+// chosen drops from unused the settings set as defaults.
+func chosen(unused, defaults []string) []string {
+	var out []string
+	for _, k := range unused {
+		if !slices.Contains(defaults, k) {
+			out = append(out, k)
+		}
 	}
-	ctx, cancel := context.WithTimeout(parent, s.Timeout)
-	defer cancel()
-	e = e.WithContext(ctx)
-	err = each(func(ob manifest.Object) error {
-		if ctx.Err() != nil {
-			return context.Cause(ctx)
-		}
-		if err := e.FillObject(ob, nil); err != nil {
-			return err
-		}
-		if s.Filled != nil {
-			if err := s.Filled(ob); err != nil {
-				return err
-			}
-		}
-		return enc.Encode(ob)
-	})
-	if cause := context.Cause(ctx); cause != nil {
-		if errors.Is(cause, context.DeadlineExceeded) {
-			return fmt.Errorf("gave up after %s while filling; raise %s if the input is meant to be this large", s.Timeout, s.TimeoutName)
-		}
-		return cause
-	}
-	if err != nil {
-		return err
-	}
-	return enc.Close()
+	return out
 }
 
 // locate tells where in a Kustomize source the object whose fill failed

@@ -20,9 +20,7 @@ func shipped(t *testing.T) *operators.Store {
 }
 
 func TestLoadSelection(t *testing.T) {
-	var warnings []string
-	warn := func(w string) { warnings = append(warnings, w) }
-	l, err := LoadSelection(context.Background(), shipped(t), operators.Selection{Refs: []string{"external-secrets@2.5.0", "external-secrets@v2.5.0"}}, warn)
+	l, err := LoadSelection(context.Background(), shipped(t), operators.Selection{Refs: []string{"external-secrets@2.5.0", "external-secrets@v2.5.0"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,13 +29,13 @@ func TestLoadSelection(t *testing.T) {
 	}
 
 	for _, refs := range [][]string{{"external-secrets@2.5.0", "external-secrets@2.4.0"}, {"external-secrets"}} {
-		_, err := LoadSelection(context.Background(), shipped(t), operators.Selection{Refs: refs}, warn)
+		_, err := LoadSelection(context.Background(), shipped(t), operators.Selection{Refs: refs})
 		var re *operators.RefError
 		if !errors.As(err, &re) {
 			t.Errorf("%v: want a *RefError, got %v", refs, err)
 		}
 	}
-	_, err = LoadSelection(context.Background(), shipped(t), operators.Selection{Refs: []string{"no-such-operator@1.0.0"}}, warn)
+	_, err = LoadSelection(context.Background(), shipped(t), operators.Selection{Refs: []string{"no-such-operator@1.0.0"}})
 	var re *operators.ResolveError
 	if !errors.As(err, &re) || !re.Unknown {
 		t.Errorf("unknown operator: want an unknown *ResolveError, got %v", err)
@@ -45,7 +43,7 @@ func TestLoadSelection(t *testing.T) {
 }
 
 func TestUnservedKinds(t *testing.T) {
-	l, err := LoadSelection(context.Background(), shipped(t), operators.Selection{Refs: []string{"external-secrets@2.5.0"}}, func(string) {})
+	l, err := LoadSelection(context.Background(), shipped(t), operators.Selection{Refs: []string{"external-secrets@2.5.0"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ package plugin
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 	"os"
 	"path/filepath"
 	"sort"
@@ -19,8 +18,6 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
-
-	"github.com/cmp-defaults/cmp-defaults/internal/render"
 )
 
 // Config is everything generate needs.
@@ -49,10 +46,6 @@ type Config struct {
 	From map[string]string
 }
 
-// DefaultTimeout keeps a run well inside Argo CD's 60 s exec timeout; every
-// command renders under the same default.
-const DefaultTimeout = render.DefaultTimeout
-
 // Parameter is one entry of ARGOCD_APP_PARAMETERS.
 type Parameter struct {
 	Name   string            `json:"name"`
@@ -69,15 +62,17 @@ var envNames = []string{
 }
 
 // FromEnv builds the configuration from an environment (os.Environ form)
-// and the working directory.
-func FromEnv(environ []string, wd string) (*Config, error) {
+// and the working directory. side is the sidecar's own configuration, read
+// from the same environment by SidecarFromEnv: its timeout is the default
+// and the most an Application may ask for.
+func FromEnv(environ []string, wd string, side Sidecar) (*Config, error) {
 	env := map[string]string{}
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok {
 			env[k] = v
 		}
 	}
-	c := &Config{Timeout: DefaultTimeout, From: map[string]string{}}
+	c := &Config{Timeout: side.Timeout, From: map[string]string{}}
 
 	// Unknown names are mistakes: say so rather than ignore a typo.
 	known := map[string]bool{}
@@ -140,11 +135,6 @@ func FromEnv(environ []string, wd string) (*Config, error) {
 	}
 	// The sidecar's timeout (the admin's) is the default and the most an
 	// Application (a tenant) may ask for.
-	side, err := settings.FromEnv(environ) // the one parser of CMP_DEFAULTS_*
-	if err != nil {
-		return nil, err
-	}
-	c.Timeout = side.Timeout
 	if v := env["ARGOCD_ENV_CMP_DEFAULTS_TIMEOUT"]; v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {

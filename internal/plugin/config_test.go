@@ -15,7 +15,7 @@ func TestPrecedence(t *testing.T) {
 	if err := os.MkdirAll(app, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	c, err := FromEnv([]string{
+	c, err := fromEnv([]string{
 		"CMP_DEFAULTS_OPERATORS=cert-manager@1.19.0",               // sidecar
 		"ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=external-secrets@2.5.0", // Application env wins
 		"CMP_DEFAULTS_TIMEOUT=10s",
@@ -38,11 +38,11 @@ func TestPrecedence(t *testing.T) {
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("got  %+v\nwant %+v", c, want)
 	}
-	c, err = FromEnv([]string{"ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=a@1.0.0", `ARGOCD_APP_PARAMETERS=[{"name":"operators","map":{"b":"2.0.0","c":""}}]`}, app)
+	c, err = fromEnv([]string{"ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=a@1.0.0", `ARGOCD_APP_PARAMETERS=[{"name":"operators","map":{"b":"2.0.0","c":""}}]`}, app)
 	if err != nil || !reflect.DeepEqual(c.Operators, []string{"b@2.0.0"}) {
 		t.Fatalf("parameters must win over env and skip empty entries: %v %v", c.Operators, err)
 	}
-	c, err = FromEnv([]string{"ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=a@1.0.0", `ARGOCD_APP_PARAMETERS=[{"name":"operators","map":{"b":"","c":" "}}]`}, app)
+	c, err = fromEnv([]string{"ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=a@1.0.0", `ARGOCD_APP_PARAMETERS=[{"name":"operators","map":{"b":"","c":" "}}]`}, app)
 	if err != nil || !reflect.DeepEqual(c.Operators, []string{"a@1.0.0"}) {
 		t.Fatalf("an operators map with only empty values sets nothing: %v %v", c.Operators, err)
 	}
@@ -62,11 +62,11 @@ func TestRepoRootCannotBeWidened(t *testing.T) {
 		strings.TrimPrefix(real, "/"):            "would make / the repository root",
 		"repo/apps/x" + strings.Repeat("/a", 60): "more components",
 	} {
-		if _, err := FromEnv([]string{"ARGOCD_APP_SOURCE_PATH=" + sp}, app); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := fromEnv([]string{"ARGOCD_APP_SOURCE_PATH=" + sp}, app); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want %q", sp, err, want)
 		}
 	}
-	c, err := FromEnv([]string{"ARGOCD_APP_SOURCE_PATH=apps/x"}, app)
+	c, err := fromEnv([]string{"ARGOCD_APP_SOURCE_PATH=apps/x"}, app)
 	if err != nil || c.RepoRoot != filepath.Dir(filepath.Dir(real)) {
 		t.Fatalf("got %+v %v", c, err)
 	}
@@ -85,7 +85,7 @@ func TestErrors(t *testing.T) {
 		`ARGOCD_ENV_CMP_DEFAULTS_STRICT=maybe`:                                 "want true or false",
 		`CMP_DEFAULTS_TIMEOUT=-1s`:                                             "want a duration",
 	} {
-		if _, err := FromEnv([]string{env}, dir); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := fromEnv([]string{env}, dir); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: got %v, want %q", env, err, want)
 		}
 	}
@@ -105,7 +105,7 @@ func TestTenantTimeoutCapped(t *testing.T) {
 		{[]string{"ARGOCD_ENV_CMP_DEFAULTS_TIMEOUT=5s"}, 5 * time.Second, ""},
 		{[]string{"CMP_DEFAULTS_TIMEOUT=2m"}, 2 * time.Minute, ""},
 	} {
-		c, err := FromEnv(tc.env, dir)
+		c, err := fromEnv(tc.env, dir)
 		switch {
 		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
 			t.Errorf("%v: got %v, want %q", tc.env, err, tc.err)
@@ -121,4 +121,14 @@ func mustReal(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// fromEnv is FromEnv with the sidecar settings of the same environment,
+// as main reads them.
+func fromEnv(environ []string, wd string) (*Config, error) {
+	side, err := SidecarFromEnv(environ)
+	if err != nil {
+		return nil, err
+	}
+	return FromEnv(environ, wd, side)
 }

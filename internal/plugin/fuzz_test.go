@@ -15,7 +15,7 @@ func FuzzFromEnv(f *testing.F) {
 	f.Fuzz(func(t *testing.T, params, operators, sourcePath, timeout string) {
 		env := []string{"ARGOCD_APP_PARAMETERS=" + params, "ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=" + operators,
 			"ARGOCD_APP_SOURCE_PATH=" + sourcePath, "ARGOCD_ENV_CMP_DEFAULTS_TIMEOUT=" + timeout}
-		c, err := FromEnv(env, dir)
+		c, err := fromEnv(env, dir)
 		if err != nil {
 			return
 		}

@@ -1,10 +1,6 @@
 package plugin
 
-import (
-	"errors"
-
-	"github.com/cmp-defaults/cmp-defaults/internal/operators"
-)
+import "errors"
 
 // ErrNoOperators: the Application selects no operator release, so generate
 // would fill nothing.
@@ -14,9 +10,3 @@ var ErrNoOperators = errors.New(`no operator release configured for this Applica
   or the plugin env CMP_DEFAULTS_OPERATORS, e.g.
     plugin: {name: cmp-defaults, env: [{name: CMP_DEFAULTS_OPERATORS, value: "external-secrets@2.5.0"}]}
 'cmp-defaults profiles list' shows the operators and releases this sidecar knows`)
-
-// Selection is the operator releases the configuration selects, with the
-// sidecar's profile directories dirs.
-func (c *Config) Selection(dirs []string) operators.Selection {
-	return operators.Selection{Refs: SplitList(c.Operators...), Dirs: dirs, Strict: c.Strict}
-}

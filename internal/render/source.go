@@ -7,16 +7,25 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
-// DefaultTimeout bounds a render when the command has no --timeout: the
-// same as generate's default, well inside Argo CD's 60 s exec timeout.
-const DefaultTimeout = settings.DefaultTimeout
+// Settings are what a user sets about how a source renders, whoever
+// gives them: flags, generate's parameters and plugin env, an audited
+// Application's source, a cluster's capabilities.
+type Settings struct {
+	ValuesFiles, Set, SetString, SetJSON, SetFile []string
+	Values                                        string
+	ReleaseName                                   string // "": the directory's name
+	Namespace                                     string
+	Include, Exclude                              string
+	KubeVersion                                   string
+	APIVersions                                   []string
+}
 
-// NewOptions are the options every command starts from for a source
-// directory, so that they agree: the absolute directory, the repository
+// NewOptions is the one builder of the options of a source directory, so
+// that every command renders alike: the absolute directory, the repository
 // root (repoRoot, else the nearest parent holding .git, else the
-// directory), the release name (the directory's name), the input size
-// limit and DefaultTimeout. Callers add their Helm settings.
-func NewOptions(dir, repoRoot string, maxBytes int64) (Options, error) {
+// directory), the settings s, the input size limit and the run's default
+// timeout (settings.DefaultTimeout).
+func NewOptions(dir, repoRoot string, maxBytes int64, s Settings) (Options, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return Options{}, err
@@ -24,7 +33,13 @@ func NewOptions(dir, repoRoot string, maxBytes int64) (Options, error) {
 	if repoRoot == "" {
 		repoRoot = FindRepoRoot(abs)
 	}
-	return Options{Dir: abs, RepoRoot: repoRoot, ReleaseName: filepath.Base(abs), MaxBytes: maxBytes, Timeout: DefaultTimeout}, nil
+	if s.ReleaseName == "" {
+		s.ReleaseName = filepath.Base(abs)
+	}
+	return Options{Dir: abs, RepoRoot: repoRoot, MaxBytes: maxBytes, Timeout: settings.DefaultTimeout,
+		ValuesFiles: s.ValuesFiles, Values: s.Values, Set: s.Set, SetString: s.SetString, SetJSON: s.SetJSON, SetFile: s.SetFile,
+		ReleaseName: s.ReleaseName, Namespace: s.Namespace, Include: s.Include, Exclude: s.Exclude,
+		KubeVersion: s.KubeVersion, APIVersions: s.APIVersions}, nil
 }
 
 // FindRepoRoot is the nearest parent of dir holding .git, else dir.

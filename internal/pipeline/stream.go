@@ -1,0 +1,66 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+)
+
+// Stream is the path of fill: objects are filled and encoded one by one as
+// they are decoded, so that the input is never held whole.
+type Stream struct {
+	Timeout     time.Duration
+	TimeoutName string // the setting that raises Timeout, for the message
+	Format      string
+	Out         io.Writer
+	// Store and Releases are the selection the engine was compiled from:
+	// objects of kinds a selected release does not serve are warned about,
+	// or refused (StrictError) when Strict.
+	Store    *operators.Store
+	Releases []*operators.Resolution
+	Strict   bool
+}
+
+// Run fills every object each reads with e, under s.Timeout and ctx, and
+// returns the warnings about the objects.
+func (s Stream) Run(parent context.Context, e *defaults.Engine, each func(func(manifest.Object) error) error) ([]string, error) {
+	enc, err := manifest.NewEncoder(s.Out, s.Format)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(parent, s.Timeout)
+	defer cancel()
+	e = e.WithContext(ctx)
+	var u Unserved
+	var warnings []string
+	err = each(func(ob manifest.Object) error {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		if err := e.FillObject(ob, nil); err != nil {
+			return err
+		}
+		ws := u.Check(s.Store, s.Releases, []manifest.Object{ob})
+		if s.Strict && len(ws) > 0 {
+			return &StrictError{ws[0]}
+		}
+		warnings = append(warnings, ws...)
+		return enc.Encode(ob)
+	})
+	if cause := context.Cause(ctx); cause != nil {
+		if errors.Is(cause, context.DeadlineExceeded) {
+			return warnings, fmt.Errorf("gave up after %s while filling; raise %s if the input is meant to be this large", s.Timeout, s.TimeoutName)
+		}
+		return warnings, cause
+	}
+	if err != nil {
+		return warnings, err
+	}
+	return warnings, enc.Close()
+}
