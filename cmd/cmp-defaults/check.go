@@ -40,7 +40,7 @@ Exit codes: 0 every object matches, 3 some object differs, 1 error, 2 usage.`,
 		RunE: c.runs(&o, func(args []string) { o.Args = args }),
 	}
 	addClusterSource(cmd.Flags(), &o.ClusterSource)
-	addOutput(cmd, &o.Format, "output format", "text", "json")
+	addOutput(cmd, new(string), "output format", "text", "json")
 	return cmd
 }
 
@@ -87,7 +87,7 @@ Exit codes: 0 a profile was learned, 1 error or nothing to learn, 2 usage.`,
   cmp-defaults profiles learn --context prod --as prod-webhooks@2026.12.1 --write ./my-profiles \
     --report learn-report.json manifests.yaml
   helm template my-chart | cmp-defaults profiles learn --as prod-webhooks@1.0.0 -`,
-		RunE: c.runs(&o, func(args []string) { o.Args = args }),
+		RunE: c.runs(&o, func(args []string) { o.Args, o.SourceDateEpoch = args, c.Getenv("SOURCE_DATE_EPOCH") }),
 	}
 	f := cmd.Flags()
 	addClusterSource(f, &o.ClusterSource)

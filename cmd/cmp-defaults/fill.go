@@ -4,11 +4,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
-	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 func (c *cli) fillCmd() *cobra.Command {
-	var o action.Fill
+	o := action.NewFill()
 	cmd := &cobra.Command{
 		Use:   "fill [FILE...|-]",
 		Short: "Fill admission defaults into a YAML/JSON stream from files or stdin",
@@ -17,13 +16,13 @@ writes them back with every field the selected operator releases' admission woul
 Fields you wrote are never changed; objects of other kinds pass through.`,
 		Example: `  cmp-defaults fill --operator external-secrets@2.5.0 examples/plain/externalsecret.yaml
   helm template my-chart | cmp-defaults fill --operator cert-manager@1.19.0 -`,
-		RunE: c.runsOnInput(&o, &o.Args),
+		RunE: c.runsOnInput(o, &o.Args),
 	}
 	f := cmd.Flags()
 	addOperators(f, &o.Operators)
 	addOutput(cmd, &o.Format, "output format", "yaml", "json")
 	addDirHelm(f, &o.Helm)
-	f.DurationVar(&o.Timeout, "timeout", settings.DefaultTimeout, "give up after this long")
+	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "give up after this long")
 	return cmd
 }
 
@@ -43,7 +42,7 @@ A directory argument is rendered first (Helm, Kustomize or plain manifests, defa
 	f := cmd.Flags()
 	addOperators(f, &o.Operators)
 	addDirHelm(f, &o.Helm)
-	addOutput(cmd, &o.Format, "output format", "text", "json")
+	addOutput(cmd, new(string), "output format", "text", "json")
 	return cmd
 }
 
@@ -72,7 +71,7 @@ mistakes.`,
 	f := cmd.Flags()
 	addProfileDirs(f, &o.Operators)
 	addStrict(f, &o.Operators)
-	addOutput(cmd, &o.Format, "output format", "text", "json")
+	addOutput(cmd, new(string), "output format", "text", "json")
 	addDirHelm(f, &o.Helm)
 	return cmd
 }

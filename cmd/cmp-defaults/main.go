@@ -81,25 +81,26 @@ type usageHint struct {
 	path string
 }
 
-// mainerr executes the command line; what it prints goes to out.
-func mainerr(ctx context.Context, args, environ []string, stdin io.Reader, out *bytes.Buffer, stderr io.Writer, deadline func(time.Duration, string)) error {
+// mainerr executes the command line. The cli it returns holds what the
+// command returned and warned about, for present; cobra's own output (help,
+// version, completion) is in out.
+func mainerr(ctx context.Context, args, environ []string, stdin io.Reader, out *bytes.Buffer, stderr io.Writer, deadline func(time.Duration, string)) (*cli, error) {
 	s, err := plugin.SidecarFromEnv(environ)
 	if err != nil {
-		return limitsError{err}
+		return nil, limitsError{err}
 	}
 	ctx, stop := guard.Watch(ctx, s.MaxMemory)
 	defer stop()
 	// The working directory is generate's application; an unknown one
 	// (removed under the process) is generate's error to report.
 	wd, _ := os.Getwd()
-	c := &cli{Env: action.Env{Ctx: ctx, Stdin: stdin, Out: out, Stderr: stderr, Sidecar: s, Environ: environ, WorkDir: wd, Deadline: deadline}}
-	c.Sidecar.Limits.Warn = func(m string) { c.Warn(m) }
+	c := &cli{Env: action.Env{Stdin: stdin, Sidecar: s, Environ: environ, WorkDir: wd, Deadline: deadline}, Stderr: stderr}
 	root := c.root()
 	root.SetArgs(args)
 	root.SetOut(out)
 	root.SetErr(stderr)
 	if err = root.ExecuteContext(ctx); err == nil {
-		return nil
+		return c, nil
 	}
 	// Flag and argument errors are UsageErrors (flagError, usageArgs);
 	// cobra's only other one is an unknown command, which Find repeats.
@@ -111,9 +112,9 @@ func mainerr(ctx context.Context, args, environ []string, stdin io.Reader, out *
 		if unknown == nil && cmd != nil {
 			path = cmd.CommandPath()
 		}
-		return usageHint{err, path}
+		return c, usageHint{err, path}
 	}
-	return err
+	return c, err
 }
 
 // run executes the CLI in this process, configured by its environment.
@@ -121,21 +122,47 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return runEnv(ctx, args, os.Environ(), stdin, stdout, stderr, nil)
 }
 
-// runEnv executes the CLI and returns the exit code. Output is buffered
-// and written only when the command succeeds: on any error stdout stays
-// empty, so Argo CD never sees a partial stream (with prune: true, a short
-// stream deletes workloads). deadline, when set, hears of a run's timeout.
+// runEnv executes the CLI, presents what the command returned and returns
+// the exit code.
 func runEnv(ctx context.Context, args, environ []string, stdin io.Reader, stdout, stderr io.Writer, deadline func(time.Duration, string)) int {
 	var out bytes.Buffer
-	err := mainerr(ctx, args, environ, stdin, &out, stderr, deadline)
-	var found action.Found
+	c, err := mainerr(ctx, args, environ, stdin, &out, stderr, deadline)
+	return present(c, err, &out, stdout, stderr)
+}
+
+// present is the one presenter of the commands' results. On stderr: the
+// warnings, the result's notes, then the error or the summary of a
+// finding. On stdout: cobra's own output and the result -- its report as
+// -o asks (json, else text) or its encoded objects -- buffered and written
+// only when the command succeeded: on any error stdout stays empty, so
+// Argo CD never sees a partial stream (with prune: true, a short stream
+// deletes workloads). Exit codes: 0 ok, 1 error, 2 usage, 3 found.
+func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int {
 	var le limitsError
-	var hint usageHint
-	switch {
-	case errors.As(err, &le):
+	if errors.As(err, &le) {
 		fmt.Fprintln(stderr, "Error: "+err.Error())
 		return exitUsage
-	case err != nil && !errors.As(err, &found):
+	}
+	for _, w := range c.Warnings {
+		fmt.Fprintln(stderr, "Warning: "+w)
+	}
+	res := c.result
+	if res == nil {
+		res = &action.Result{}
+	}
+	io.WriteString(stderr, res.Notes)
+	if err == nil {
+		switch {
+		case res.Report != nil && c.format == "json":
+			err = res.Report.WriteJSON(out)
+		case res.Report != nil:
+			err = res.Report.WriteText(out)
+		default:
+			out.Write(res.Output)
+		}
+	}
+	if err != nil {
+		var hint usageHint
 		fmt.Fprintln(stderr, "Error: "+strings.TrimSpace(err.Error()))
 		if errors.As(err, &hint) {
 			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", hint.path)
@@ -147,11 +174,11 @@ func runEnv(ctx context.Context, args, environ []string, stdin io.Reader, stdout
 		fmt.Fprintln(stderr, "Error: "+werr.Error())
 		return exitError
 	}
-	if err == nil {
+	if !res.Found {
 		return exitOK
 	}
-	if found.Msg != "" {
-		fmt.Fprintln(stderr, found.Msg)
+	if res.Summary != "" {
+		fmt.Fprintln(stderr, res.Summary)
 	}
 	return exitFound
 }

@@ -34,7 +34,7 @@ func (c *cli) profilesList() *cobra.Command {
 		RunE:    c.runs(&o, func([]string) {}),
 	}
 	addProfileDirs(cmd.Flags(), &o.Operators)
-	addOutput(cmd, &o.Format, "output format", "text", "json")
+	addOutput(cmd, new(string), "output format", "text", "json")
 	return cmd
 }
 
@@ -50,7 +50,7 @@ func (c *cli) profilesShow() *cobra.Command {
 	}
 	addProfileDirs(cmd.Flags(), &o.Operators)
 	addStrict(cmd.Flags(), &o.Operators)
-	addOutput(cmd, &o.Format, "output format", "yaml", "json")
+	addOutput(cmd, new(string), "output format", "yaml", "json")
 	return cmd
 }
 
@@ -96,7 +96,7 @@ operator (repeatable); without it every CRD of the cluster goes into the profile
 				}
 			}
 			o.Files = args
-			return o.Run(&c.Env)
+			return c.run(cmd, &o)
 		},
 	}
 	f := cmd.Flags()
@@ -120,7 +120,7 @@ func (c *cli) versionCmd() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: c.runs(&o, func([]string) {}),
 	}
-	addOutput(cmd, &o.Format, "output format", "text", "json")
+	addOutput(cmd, new(string), "output format", "text", "json")
 	return cmd
 }
 

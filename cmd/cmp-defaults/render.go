@@ -5,11 +5,10 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
-	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 func (c *cli) renderCmd() *cobra.Command {
-	var o action.Render
+	o := action.NewRender()
 	cmd := &cobra.Command{
 		Use:   "render [DIR]",
 		Short: "Render a source directory (plain, Helm, Kustomize) and fill it: a local preview of generate",
@@ -21,8 +20,7 @@ Nothing outside the repository root (the nearest parent with .git, or --repo-roo
   cmp-defaults render --operator external-secrets@2.5.0 examples/kustomize/overlays/prod
   cmp-defaults render examples/plain --include '*.yaml' --exclude 'configmap.yaml'`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: c.runs(&o, func(args []string) {
-			o.Dir = "."
+		RunE: c.runs(o, func(args []string) {
 			if len(args) == 1 {
 				o.Dir = args[0]
 			}
@@ -37,7 +35,7 @@ Nothing outside the repository root (the nearest parent with .git, or --repo-roo
 	f.StringVar(&o.Include, "include", "", "directory sources: glob of files to include, e.g. '*.yaml' or '{a.yaml,b/*}'")
 	f.StringVar(&o.Exclude, "exclude", "", "directory sources: glob of files to exclude")
 	f.StringVar(&o.RepoRoot, "repo-root", "", "nothing outside this directory is read (default: nearest parent with .git, else DIR)")
-	f.DurationVar(&o.Timeout, "timeout", settings.DefaultTimeout, "give up after this long")
+	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "give up after this long")
 	return cmd
 }
 

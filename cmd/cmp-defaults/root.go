@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,8 +16,18 @@ import (
 )
 
 // cli binds the commands' flags onto the use cases of internal/action and
-// runs them with the invocation's Env.
-type cli struct{ action.Env }
+// runs them with the invocation's Env; present writes what they return.
+type cli struct {
+	action.Env
+	Stderr io.Writer // for usage text printed before an error
+	result *action.Result
+	format string // the -o of the command that ran: json, or text (YAML for a profile)
+}
+
+// useCase is a use case of internal/action.
+type useCase interface {
+	Run(context.Context, *action.Env) (*action.Result, error)
+}
 
 func (c *cli) root() *cobra.Command {
 	root := &cobra.Command{
@@ -110,11 +121,21 @@ func usageArgs(cmd *cobra.Command) {
 }
 
 // runs is the RunE of a use case; set puts the arguments into it.
-func (c *cli) runs(uc interface{ Run(*action.Env) error }, set func(args []string)) func(*cobra.Command, []string) error {
-	return func(_ *cobra.Command, args []string) error {
+func (c *cli) runs(uc useCase, set func(args []string)) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
 		set(args)
-		return uc.Run(&c.Env)
+		return c.run(cmd, uc)
 	}
+}
+
+// run runs uc and keeps its result and the command's -o for present.
+func (c *cli) run(cmd *cobra.Command, uc useCase) error {
+	if f := cmd.Flags().Lookup("output"); f != nil {
+		c.format = f.Value.String()
+	}
+	var err error
+	c.result, err = uc.Run(cmd.Context(), &c.Env)
+	return err
 }
 
 // stdinIsTerminal is swapped in tests.
@@ -127,13 +148,13 @@ var stdinIsTerminal = func(r io.Reader) bool {
 // arguments into *to. It refuses to wait silently for a person to type
 // manifests: with no argument and a terminal on stdin, it prints the usage
 // (exit 2); '-' still reads the terminal.
-func (c *cli) runsOnInput(uc interface{ Run(*action.Env) error }, to *[]string) func(*cobra.Command, []string) error {
+func (c *cli) runsOnInput(uc useCase, to *[]string) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) == 0 && stdinIsTerminal(c.Stdin) {
 			fmt.Fprint(c.Stderr, cmd.UsageString())
 			return action.Usagef("no input: name files or directories, or '-' to read stdin")
 		}
 		*to = args
-		return uc.Run(&c.Env)
+		return c.run(cmd, uc)
 	}
 }

@@ -1,11 +1,12 @@
 // Package action holds the use cases behind the commands: each is a struct
-// of options with a Run method that takes the invocation's Env. cmd/ binds
-// flags onto these structs, calls Run, and maps the errors below to exit
-// codes; what a command computes lives here and in the packages it calls.
+// of options (New* constructors set the defaults) with a method
+// Run(ctx, *Env) that returns a Result -- a typed report or the encoded
+// objects -- and prints nothing. cmd/ binds flags onto these structs, calls
+// Run, presents the Result and maps it and the errors below to exit codes;
+// what a command computes lives here and in the packages it calls.
 package action
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -21,13 +22,10 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 )
 
-// Env is one invocation: its streams, the sidecar settings read once from
-// the process environment, and how messages name settings.
+// Env is one invocation: stdin, the sidecar settings read once from the
+// process environment, and the warnings of the run.
 type Env struct {
-	Ctx     context.Context // ends on a signal or when the memory budget is exceeded
 	Stdin   io.Reader
-	Out     *bytes.Buffer // stdout, written by the caller only when Run succeeded
-	Stderr  io.Writer
 	Sidecar plugin.Sidecar
 	// Environ and WorkDir are the process environment (os.Environ form)
 	// and working directory, read once by main: generate's configuration
@@ -37,6 +35,9 @@ type Env struct {
 	// Deadline, when set, hears of the timeout of a run as it starts, and
 	// the setting that raises it (the supervisor stops a run past it).
 	Deadline func(d time.Duration, setting string)
+	// Warnings are what the run warns about, in the order they arose,
+	// kept on failure too: cmd/ prints them before the output or error.
+	Warnings []string
 
 	store     *operators.Store // loaded once per run for storeDirs
 	storeDirs []string
@@ -80,31 +81,26 @@ type ConfigError struct{ Err error }
 func (e ConfigError) Error() string { return e.Err.Error() }
 func (e ConfigError) Unwrap() error { return e.Err }
 
-// Found ends a command that printed its findings (audit, check,
-// diff-releases): exit 3, with Msg on stderr when set.
-type Found struct{ Msg string }
+// Warn records warnings of the run.
+func (env *Env) Warn(ws ...string) { env.Warnings = append(env.Warnings, ws...) }
 
-func (e Found) Error() string { return e.Msg }
-
-// Warn prints each warning on stderr, one line each.
-func (env *Env) Warn(ws ...string) {
-	for _, w := range ws {
-		fmt.Fprintln(env.Stderr, "Warning: "+w)
-	}
+// Result is what a use case made, for cmd/ to present: on stdout its
+// Report in the format -o asks for, or its Output as it is; on stderr its
+// Notes, then Summary when Found.
+type Result struct {
+	Report Report
+	Output []byte // encoded objects or a profile, written as they are
+	Notes  string // for stderr, as it is: a learning report, what was written where
+	// Found: the command found what it looks for (a redundant rule, a
+	// difference): exit 3 after the output, Summary on stderr when set.
+	Found   bool
+	Summary string
 }
 
-// Report is a typed report, written as text or JSON.
+// Report is a typed report: text (YAML for a profile) or JSON.
 type Report interface {
 	WriteText(w io.Writer) error
 	WriteJSON(w io.Writer) error
-}
-
-// Print writes rep to Out in format (json, else text).
-func (env *Env) Print(format string, rep Report) error {
-	if format == "json" {
-		return rep.WriteJSON(env.Out)
-	}
-	return rep.WriteText(env.Out)
 }
 
 // Operators selects operator releases, as --operator, --profiles-dir and
@@ -141,13 +137,13 @@ func (env *Env) selection(o Operators, refs []string) operators.Selection {
 }
 
 // Engine resolves o's releases and compiles their rules.
-func (env *Env) Engine(o Operators) (*defaults.Engine, []*operators.Resolution, error) {
-	return env.load(env.selection(o, o.Refs))
+func (env *Env) Engine(ctx context.Context, o Operators) (*defaults.Engine, []*operators.Resolution, error) {
+	return env.load(ctx, env.selection(o, o.Refs))
 }
 
 // load builds the engine of sel (pipeline.LoadSelection); warnings go to
 // stderr once, errors name the setting to change.
-func (env *Env) load(sel operators.Selection) (*defaults.Engine, []*operators.Resolution, error) {
+func (env *Env) load(ctx context.Context, sel operators.Selection) (*defaults.Engine, []*operators.Resolution, error) {
 	st, fresh, err := env.storeOf(sel.Dirs)
 	if err != nil {
 		return nil, nil, err
@@ -155,7 +151,7 @@ func (env *Env) load(sel operators.Selection) (*defaults.Engine, []*operators.Re
 	if fresh {
 		env.Warn(st.Warnings...)
 	}
-	l, err := pipeline.LoadSelection(env.Ctx, st, sel)
+	l, err := pipeline.LoadSelection(ctx, st, sel)
 	env.Warn(l.Warnings...)
 	if err != nil {
 		return nil, nil, selectionError(flags, err)

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
-	"github.com/cmp-defaults/cmp-defaults/internal/report"
 )
 
 // Audit classifies the ignoreDifferences rules of Applications (and
@@ -25,25 +25,24 @@ type Audit struct {
 	Source    string // the application's source directory, rendered
 	Manifests []string
 	RepoRoot  string
-	Format    string // text or json
 }
 
-func (a *Audit) Run(env *Env) error {
+func (a *Audit) Run(ctx context.Context, env *Env) (*Result, error) {
 	switch {
 	case a.Source == "" && len(a.Manifests) == 0:
-		return Usagef("give the application's manifests with --source DIR or --manifests FILE...")
+		return nil, Usagef("give the application's manifests with --source DIR or --manifests FILE...")
 	case a.Source != "" && len(a.Manifests) > 0:
-		return Usagef("give either --source DIR or --manifests FILE..., not both")
+		return nil, Usagef("give either --source DIR or --manifests FILE..., not both")
 	case a.Source != "" && a.Helm.Given():
-		return Usagef("-f/--values, --set*, -n and --release-name apply to --manifests DIR; --source renders with the Application's own settings")
+		return nil, Usagef("-f/--values, --set*, -n and --release-name apply to --manifests DIR; --source renders with the Application's own settings")
 	}
 	if len(a.Apps) == 0 && len(a.ArgocdCM) == 0 {
-		return Usagef("name the Application or ApplicationSet files to audit (APP.yaml...), or --argocd-cm")
+		return nil, Usagef("name the Application or ApplicationSet files to audit (APP.yaml...), or --argocd-cm")
 	}
-	read, used := env.inputs(&a.Helm)
+	read, used := env.inputs(ctx, &a.Helm)
 	found, err := audit.Collect(a.Apps, a.ArgocdCM, read.All, func(file string) ([]byte, error) { return input.ReadFile(file, env.Sidecar.MaxInput) })
 	if err != nil {
-		return err
+		return nil, err
 	}
 	env.Warn(found.Warnings...)
 	var src *audit.AppSource
@@ -54,38 +53,33 @@ func (a *Audit) Run(env *Env) error {
 	var res []*operators.Resolution
 	if a.Source != "" && src != nil && src.Plugin != nil {
 		// The Application names the plugin: render what generate renders.
-		targets, res, err = a.pluginSource(env, src)
+		targets, res, err = a.pluginSource(ctx, env, src)
 	} else {
-		targets, res, err = a.source(env, read.All, src)
+		targets, res, err = a.source(ctx, env, read.All, src)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	st, err := env.Store(a.Operators)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rep := audit.Run(found.Rules, targets, res, audit.NewHistory(st))
-	if a.Format == "json" {
-		if err := report.WriteJSON(env.Out, rep); err != nil {
-			return err
+	if rep.Summary.Redundant == 0 {
+		if err := helmUnused(&a.Helm, *used); err != nil {
+			return nil, err
 		}
-	} else {
-		audit.WriteText(env.Out, rep)
 	}
-	if rep.Summary.Redundant > 0 {
-		return Found{}
-	}
-	return helmUnused(&a.Helm, *used)
+	return &Result{Report: rep, Found: rep.Summary.Redundant > 0}, nil
 }
 
 // source renders (--source) or reads (--manifests) the application's
 // manifests and fills them with the --operator releases.
-func (a *Audit) source(env *Env, read func([]string) ([]manifest.Object, error), src *audit.AppSource) ([]*audit.Target, []*operators.Resolution, error) {
+func (a *Audit) source(ctx context.Context, env *Env, read func([]string) ([]manifest.Object, error), src *audit.AppSource) ([]*audit.Target, []*operators.Resolution, error) {
 	if len(a.Refs) == 0 {
 		return nil, nil, Usagef("audit needs at least one --operator NAME@VERSION: the operator releases running in the cluster (or an Application whose source uses plugin cmp-defaults with its operators, and --source)")
 	}
-	e, res, err := env.Engine(a.Operators)
+	e, res, err := env.Engine(ctx, a.Operators)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -94,7 +88,7 @@ func (a *Audit) source(env *Env, read func([]string) ([]manifest.Object, error),
 		var opt render.Options
 		if opt, err = SourceOptions(env, a.Source, a.RepoRoot, src); err == nil {
 			opt.Warn = func(m string) { env.Warn(m) }
-			objs, err = render.Render(env.Ctx, opt)
+			objs, err = render.Render(ctx, opt)
 		}
 	} else {
 		objs, err = read(a.Manifests)
@@ -132,7 +126,7 @@ func sourceDir(env *Env, dir, repoRoot string, s render.Settings) (render.Option
 // pluginSource renders an Application whose source names the cmp-defaults
 // plugin exactly as generate renders it (audit.PluginConfig, and the same
 // render and fill). --operator, when given, overrides its operators.
-func (a *Audit) pluginSource(env *Env, src *audit.AppSource) ([]*audit.Target, []*operators.Resolution, error) {
+func (a *Audit) pluginSource(ctx context.Context, env *Env, src *audit.AppSource) ([]*audit.Target, []*operators.Resolution, error) {
 	app := src.Plugin
 	dir, err := sourceDir(env, a.Source, a.RepoRoot, render.Settings{})
 	if err != nil {
@@ -157,7 +151,7 @@ func (a *Audit) pluginSource(env *Env, src *audit.AppSource) ([]*audit.Target, [
 	// is what it would be for generate (allow-empty).
 	j := Job{Job: cmpJob(cfg, env.selection(o, o.Refs), env.Sidecar.MaxInput), Names: flags}
 	j.Record, j.TimeoutName = true, flags.Of("timeout")
-	res, err := env.runJob(j)
+	res, err := env.runJob(ctx, j)
 	if err != nil {
 		return nil, nil, err
 	}

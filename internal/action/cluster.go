@@ -1,6 +1,7 @@
 package action
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"time"
@@ -30,8 +31,8 @@ type ClusterSource struct {
 
 // connect connects and reads the source; ns is where
 // objects without a namespace go.
-func (s *ClusterSource) connect(env *Env) (cl *cluster.Client, ns string, objs []manifest.Object, err error) {
-	if cl, err = cluster.Connect(env.Ctx, s.Cluster); err != nil {
+func (s *ClusterSource) connect(ctx context.Context, env *Env) (cl *cluster.Client, ns string, objs []manifest.Object, err error) {
+	if cl, err = cluster.Connect(ctx, s.Cluster); err != nil {
 		return nil, "", nil, err
 	}
 	ns = check.Namespace(s.Namespace, cl)
@@ -41,7 +42,7 @@ func (s *ClusterSource) connect(env *Env) (cl *cluster.Client, ns string, objs [
 			return nil, err
 		}
 		opt.Warn = func(m string) { env.Warn(m) }
-		return render.Render(env.Ctx, opt)
+		return render.Render(ctx, opt)
 	}).All(s.Args)
 	return cl, ns, objs, err
 }
@@ -62,37 +63,29 @@ func (s *ClusterSource) SourceOptions(env *Env, dir, ns string, cl *cluster.Clie
 // cluster's admission and the fill disagree; Found when they do.
 type Check struct {
 	ClusterSource
-	Format string // text or json
 }
 
-func (c *Check) Run(env *Env) error {
+func (c *Check) Run(ctx context.Context, env *Env) (*Result, error) {
 	if c.FieldManager == "" {
-		return Usagef("--field-manager must not be empty")
+		return nil, Usagef("--field-manager must not be empty")
 	}
-	e, res, err := env.Engine(c.Operators)
+	e, res, err := env.Engine(ctx, c.Operators)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(c.Refs) == 0 {
 		env.Warn("no --operator selected: nothing is filled; check shows what the cluster adds to the manifests as written")
 	}
-	cl, ns, objs, err := c.connect(env)
+	cl, ns, objs, err := c.connect(ctx, env)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	rep, err := check.Run(env.Ctx, cl, e, res, objs, check.Options{Namespace: ns, FieldManager: c.FieldManager, AllKinds: c.AllKinds})
+	rep, err := check.Run(ctx, cl, e, res, objs, check.Options{Namespace: ns, FieldManager: c.FieldManager, AllKinds: c.AllKinds})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if c.Format == "json" {
-		err = check.WriteJSON(env.Out, rep)
-	} else {
-		check.WriteText(env.Out, rep)
-	}
-	if msg := rep.Summary(cl.Host); err == nil && msg != "" {
-		return Found{msg}
-	}
-	return err
+	msg := rep.Summary(cl.Host)
+	return &Result{Report: rep, Found: msg != "", Summary: msg}, nil
 }
 
 // Learn keeps what a cluster's admission adds beyond the selected profiles
@@ -104,53 +97,58 @@ type Learn struct {
 	Report    string // also write the report as JSON here
 	Write     string // write DIR/NAME_VERSION.yaml instead of printing
 	Format    string // yaml or json
+	// SourceDateEpoch is the environment's SOURCE_DATE_EPOCH: the time
+	// learned at without LearnedAt.
+	SourceDateEpoch string
 	// SecondContext: the kubeconfig context (another user) of the second
 	// dry run; "": the same as the first.
 	SecondContext string
 }
 
-func (l *Learn) Run(env *Env) error {
+func (l *Learn) Run(ctx context.Context, env *Env) (*Result, error) {
 	name, version, err := learn.ParseAs(l.As)
 	if err != nil {
-		return UsageError{err}
+		return nil, UsageError{err}
 	}
 	if l.FieldManager == "" {
-		return Usagef("--field-manager must not be empty")
+		return nil, Usagef("--field-manager must not be empty")
 	}
-	at, err := LearnedAt(l.LearnedAt, env.Getenv("SOURCE_DATE_EPOCH"))
+	at, err := LearnedAt(l.LearnedAt, l.SourceDateEpoch)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	e, res, err := env.Engine(l.Operators)
+	e, res, err := env.Engine(ctx, l.Operators)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := learn.Selectable(l.As, name, res); err != nil {
-		return UsageError{err}
+		return nil, UsageError{err}
 	}
 	if len(res) == 0 {
 		env.Warn("no --operator selected: CRD schema defaults the cluster adds are learned as mutations too; select the operators' releases to learn only what the webhooks add")
 	}
-	cl, ns, objs, err := l.connect(env)
+	cl, ns, objs, err := l.connect(ctx, env)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	second := cl
 	if l.SecondContext != "" {
 		opt := l.Cluster
 		opt.Context = l.SecondContext
-		if second, err = cluster.Connect(env.Ctx, opt); err != nil {
-			return fmt.Errorf("--second-context: %v", err)
+		if second, err = cluster.Connect(ctx, opt); err != nil {
+			return nil, fmt.Errorf("--second-context: %v", err)
 		}
 		if second.Host != cl.Host {
-			return Usagef("--second-context %s names another API server (%s, not %s): both dry runs must reach the same cluster", l.SecondContext, second.Host, cl.Host)
+			return nil, Usagef("--second-context %s names another API server (%s, not %s): both dry runs must reach the same cluster", l.SecondContext, second.Host, cl.Host)
 		}
 	}
-	rep, p, err := learn.Run(env.Ctx, cl, second, e, res, objs, learn.Options{Operator: name, Version: version, Namespace: ns, FieldManager: l.FieldManager, AllKinds: l.AllKinds, Time: at})
+	rep, p, err := learn.Run(ctx, cl, second, e, res, objs, learn.Options{Operator: name, Version: version, Namespace: ns, FieldManager: l.FieldManager, AllKinds: l.AllKinds, Time: at})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return learn.Write(env.Out, env.Stderr, rep, p, learn.Output{JSON: l.Format == "json", Report: l.Report, Write: l.Write})
+	// The report comes first on stderr, also when nothing was learned.
+	w, err := learn.Write(rep, p, learn.Output{JSON: l.Format == "json", Report: l.Report, Write: l.Write})
+	return &Result{Output: w.Profile, Notes: w.Notes}, err
 }
 
 // LearnedAt is the provenance time: flag, else sourceDateEpoch (the

@@ -1,6 +1,8 @@
 package action
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/input"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/pipeline"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // Fill fills a stream of objects from files, stdin or rendered directories.
@@ -17,16 +20,19 @@ type Fill struct {
 	Operators
 	Helm
 	Args    []string
-	Timeout time.Duration // zero: settings.DefaultTimeout
-	Format  string        // yaml (the default) or json
+	Timeout time.Duration
+	Format  string // yaml or json
 }
 
-func (f *Fill) Run(env *Env) error {
-	f.Timeout, f.Format = orDefault(f.Timeout, f.Format)
-	e, res, err := env.Engine(f.Operators)
+// NewFill is a fill with the defaults of the flags.
+func NewFill() *Fill { return &Fill{Timeout: settings.DefaultTimeout, Format: "yaml"} }
+
+func (f *Fill) Run(ctx context.Context, env *Env) (*Result, error) {
+	e, res, err := env.Engine(ctx, f.Operators)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var out bytes.Buffer
 	// Stream: each object is filled and encoded as soon as it is decoded;
 	// the output stays in memory until everything succeeded. Reserve room
 	// for the output (filled YAML in block style is up to about twice the
@@ -34,60 +40,56 @@ func (f *Fill) Run(env *Env) error {
 	// harder rather than let the heap double: the input streams through,
 	// so the output is nearly all that lives.
 	if n := input.Size(f.Args); n > 0 && n <= env.Sidecar.MaxInput {
-		env.Out.Grow(int(2 * n))
+		out.Grow(int(2 * n))
 		guard.LowerMemoryLimit(48<<20 + 2*n)
 	}
 	env.deadline(f.Timeout, flags.Of("timeout"))
-	r, used := env.inputs(&f.Helm)
-	st := pipeline.Stream{Timeout: f.Timeout, TimeoutName: flags.Of("timeout"), Format: f.Format, Out: env.Out,
+	r, used := env.inputs(ctx, &f.Helm)
+	st := pipeline.Stream{Timeout: f.Timeout, TimeoutName: flags.Of("timeout"), Format: f.Format, Out: &out,
 		Store: env.store, Releases: res, Strict: f.Strict}
-	ws, err := st.Run(env.Ctx, e, func(fn func(manifest.Object) error) error { return r.Each(f.Args, fn) })
+	ws, err := st.Run(ctx, e, func(fn func(manifest.Object) error) error { return r.Each(f.Args, fn) })
 	env.Warn(ws...)
 	var strict *pipeline.StrictError
 	if errors.As(err, &strict) {
-		return strictError(flags, strict.Msg)
+		return nil, strictError(flags, strict.Msg)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(f.Refs) == 0 {
 		env.Warn("no --operator selected; objects pass through unchanged")
 	}
-	return helmUnused(&f.Helm, *used)
+	// What was made is returned with a refusal too; cmd/ prints nothing then.
+	return &Result{Output: out.Bytes()}, helmUnused(&f.Helm, *used)
 }
 
 // Explain reports, object by object, each field a fill sets and why.
 type Explain struct {
 	Operators
 	Helm
-	Args   []string
-	Format string // text or json
+	Args []string
 }
 
-func (x *Explain) Run(env *Env) error {
+func (x *Explain) Run(ctx context.Context, env *Env) (*Result, error) {
 	if len(x.Refs) == 0 {
-		return Usagef("explain needs at least one --operator NAME@VERSION")
+		return nil, Usagef("explain needs at least one --operator NAME@VERSION")
 	}
-	e, res, err := env.Engine(x.Operators)
+	e, res, err := env.Engine(ctx, x.Operators)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	objs, err := env.readAll(&x.Helm, x.Args)
+	objs, err := env.readAll(ctx, &x.Helm, x.Args)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := env.unservedCheck(x.Strict)(res, objs); err != nil {
-		return err
+		return nil, err
 	}
 	rep, err := explain.Run(e, res, objs)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if x.Format == "json" {
-		return explain.WriteJSON(env.Out, rep)
-	}
-	explain.WriteText(env.Out, rep)
-	return nil
+	return &Result{Report: rep}, nil
 }
 
 // DiffReleases compares two releases of one operator: their profiles, or
@@ -97,20 +99,19 @@ type DiffReleases struct {
 	Helm
 	A, B   string
 	Inputs []string
-	Format string // text or json
 }
 
-func (d *DiffReleases) Run(env *Env) error {
+func (d *DiffReleases) Run(ctx context.Context, env *Env) (*Result, error) {
 	if err := diff.SameOperator(d.A, d.B); err != nil {
-		return UsageError{err}
+		return nil, UsageError{err}
 	}
-	ea, ra, err := env.load(env.selection(d.Operators, []string{d.A}))
+	ea, ra, err := env.load(ctx, env.selection(d.Operators, []string{d.A}))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	eb, rb, err := env.load(env.selection(d.Operators, []string{d.B}))
+	eb, rb, err := env.load(ctx, env.selection(d.Operators, []string{d.B}))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var rep interface {
 		Report
@@ -118,24 +119,18 @@ func (d *DiffReleases) Run(env *Env) error {
 	}
 	if len(d.Inputs) == 0 {
 		if err := helmUnused(&d.Helm, false); err != nil {
-			return err
+			return nil, err
 		}
 		rep = diff.Profiles(ra[0], rb[0])
 	} else {
 		// Directories are rendered (plain, Helm, Kustomize) as by fill.
-		objs, err := env.readAll(&d.Helm, d.Inputs)
+		objs, err := env.readAll(ctx, &d.Helm, d.Inputs)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if rep, err = diff.Fill(ea, eb, ra[0], rb[0], objs); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if err := env.Print(d.Format, rep); err != nil {
-		return err
-	}
-	if rep.Changed() {
-		return Found{}
-	}
-	return nil
+	return &Result{Report: rep, Found: rep.Changed()}, nil
 }

@@ -123,16 +123,20 @@ spec:
 		t.Fatal(err)
 	}
 	environ := []string{`ARGOCD_APP_PARAMETERS=[{"name":"operators","map":{"external-secrets":"2.5.0"}},{"name":"allow-empty","string":"true"}]`}
-	env := newEnv(t)
-	if err := (Generate{Environ: environ, WorkDir: absDir(t, dir)}).Run(env); err != nil || env.Out.Len() != 0 {
-		t.Fatalf("generate: %v, output %q", err, env.Out)
+	res, err := (&Generate{Environ: environ, WorkDir: absDir(t, dir)}).Run(t.Context(), newEnv(t))
+	if err != nil || len(res.Output) != 0 {
+		t.Fatalf("generate: %v, output %+v", err, res)
 	}
-	env = newEnv(t)
-	a := &Audit{Apps: []string{app}, Source: dir, RepoRoot: dir, Format: "json"}
-	if err := a.Run(env); err != nil {
+	a := &Audit{Apps: []string{app}, Source: dir, RepoRoot: dir}
+	res, err = a.Run(t.Context(), newEnv(t))
+	if err != nil {
 		t.Fatalf("audit of the same Application: %v", err)
 	}
-	if out := env.Out.String(); !strings.Contains(out, `"objects": 0,`) || !strings.Contains(out, `"status": "matches-nothing"`) {
-		t.Errorf("the rule should match nothing:\n%s", env.Out)
+	var b strings.Builder
+	if err := res.Report.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, `"objects": 0,`) || !strings.Contains(out, `"status": "matches-nothing"`) {
+		t.Errorf("the rule should match nothing:\n%s", out)
 	}
 }

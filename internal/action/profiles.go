@@ -1,6 +1,7 @@
 package action
 
 import (
+	"context"
 	"strings"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/catalog"
@@ -12,51 +13,43 @@ import (
 // List lists the operators, their checked releases and profile sources.
 type List struct {
 	Operators
-	Format string // text or json
 }
 
-func (l *List) Run(env *Env) error {
+func (l *List) Run(_ context.Context, env *Env) (*Result, error) {
 	st, err := env.Store(l.Operators)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	env.Warn(st.Warnings...)
 	rep, err := catalog.ListOf(st)
-	if err != nil {
-		return err
-	}
-	return env.Print(l.Format, rep)
+	return &Result{Report: rep}, err
 }
 
 // Show prints the profile in force for a release (Ref NAME@VERSION), or
 // every checked release of an operator (Ref NAME).
 type Show struct {
 	Operators
-	Ref    string
-	Format string // yaml or json
+	Ref string
 }
 
-func (s *Show) Run(env *Env) error {
+func (s *Show) Run(_ context.Context, env *Env) (*Result, error) {
 	st, err := env.Store(s.Operators)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !strings.Contains(s.Ref, "@") {
 		rels, err := catalog.ReleasesOf(st, s.Ref)
-		if err != nil {
-			return err
-		}
-		return env.Print(s.Format, rels)
+		return &Result{Report: rels}, err
 	}
 	res, err := operators.Selection{Refs: plugin.SplitList(s.Ref), Strict: s.Strict}.Resolve(st)
 	if err != nil {
-		return selectionError(flags, err)
+		return nil, selectionError(flags, err)
 	}
 	shown := catalog.Show(st, s.Ref, res[0])
 	if shown.Warning != "" {
 		env.Warn(shown.Warning)
 	}
-	return env.Print(s.Format, shown)
+	return &Result{Report: shown}, nil
 }
 
 // Lint validates profile files: the shipped set, or Dir.
@@ -65,15 +58,24 @@ type Lint struct {
 	Strict bool     // rules for built-in kinds are errors
 }
 
-func (l *Lint) Run(env *Env) error {
+func (l *Lint) Run(_ context.Context, env *Env) (*Result, error) {
 	rep, err := catalog.Lint(l.Dir)
 	if rep != nil {
 		env.Warn(rep.Warnings...)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return rep.Write(env.Out, env.Stderr, l.Strict)
+	// Every problem but the last is a line before the error.
+	var notes strings.Builder
+	for _, p := range rep.Problems[:max(len(rep.Problems)-1, 0)] {
+		notes.WriteString("Error: " + p.Error() + "\n")
+	}
+	if err := rep.Check(l.Strict); err != nil {
+		return &Result{Notes: notes.String()}, err
+	}
+	env.Warn(rep.Claims...)
+	return &Result{Report: rep}, nil
 }
 
 // Extract writes the profile of CRDs, from Files or the cluster.
@@ -86,76 +88,73 @@ type Extract struct {
 	Write             string   // write DIR/OPERATOR_VERSION.yaml instead of printing
 }
 
-func (x *Extract) Run(env *Env) error {
+func (x *Extract) Run(ctx context.Context, env *Env) (*Result, error) {
 	switch {
 	case x.FromCluster && len(x.Files) > 0:
-		return Usagef("--from-cluster reads the CRDs from the cluster: pass no CRD files (got %s)", strings.Join(x.Files, " "))
+		return nil, Usagef("--from-cluster reads the CRDs from the cluster: pass no CRD files (got %s)", strings.Join(x.Files, " "))
 	case !x.FromCluster && len(x.Files) == 0:
-		return Usagef("name the CRD files to read, or read the cluster's with --from-cluster")
+		return nil, Usagef("name the CRD files to read, or read the cluster's with --from-cluster")
 	}
 	if name, v, ok := strings.Cut(x.Operator, "@"); ok {
 		// NAME@VERSION, as every other command takes releases.
 		if x.Version != "" && strings.TrimPrefix(x.Version, "v") != strings.TrimPrefix(v, "v") {
-			return Usagef("--operator %s and --version %s name different releases; give one", x.Operator, x.Version)
+			return nil, Usagef("--operator %s and --version %s name different releases; give one", x.Operator, x.Version)
 		}
 		x.Operator, x.Version = name, v
 	}
 	if x.Operator == "" || x.Version == "" {
-		return Usagef("extract needs --operator NAME and --version V")
+		return nil, Usagef("extract needs --operator NAME and --version V")
 	}
 	var crds *catalog.CRDs
 	var err error
 	if x.FromCluster {
 		// Fail on a bad name or version before talking to the cluster.
 		if _, err := operators.Extract(x.Operator, x.Version, nil); err != nil {
-			return err
+			return nil, err
 		}
-		crds, err = catalog.CRDsFromCluster(env.Ctx, x.Cluster, x.Groups)
+		crds, err = catalog.CRDsFromCluster(ctx, x.Cluster, x.Groups)
 	} else {
 		crds, err = catalog.CRDsFromFiles(x.Files, env.Sidecar.MaxInput)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	env.Warn(crds.Warnings...)
 	p, err := catalog.Extract(x.Operator, x.Version, crds)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return p.Write(env.Out, env.Stderr, x.Write)
+	if x.Write == "" {
+		return &Result{Output: p.YAML}, nil
+	}
+	note, err := p.WriteTo(x.Write)
+	return &Result{Notes: note}, err
 }
 
 // Version reports the build and the shipped profile ranges.
 type Version struct {
-	Build  string
-	Format string // text or json
+	Build string
 }
 
-func (v *Version) Run(env *Env) error {
+func (v *Version) Run(_ context.Context, env *Env) (*Result, error) {
 	st, err := env.Store(Operators{})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rep, err := catalog.VersionOf(st, v.Build)
-	if err != nil {
-		return err
-	}
-	return env.Print(v.Format, rep)
+	return &Result{Report: rep}, err
 }
 
 // Parameters prints the parameter announcement for Argo CD's UI.
 type Parameters struct{ Operators }
 
-func (p *Parameters) Run(env *Env) error {
+func (p *Parameters) Run(_ context.Context, env *Env) (*Result, error) {
 	st, err := env.Store(p.Operators)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rep, err := catalog.ParametersOf(st)
-	if err != nil {
-		return err
-	}
-	return rep.WriteJSON(env.Out)
+	return &Result{Report: rep}, err
 }
 
 // Complete completes an --operator value: names, then NAME@VERSION.

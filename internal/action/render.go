@@ -1,6 +1,7 @@
 package action
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"time"
@@ -32,13 +33,16 @@ type Render struct {
 	KubeVersion      string
 	APIVersions      []string // comma lists allowed
 	Include, Exclude string
-	Timeout          time.Duration // zero: settings.DefaultTimeout
-	Format           string        // yaml (the default) or json
+	Timeout          time.Duration
+	Format           string // yaml or json
 }
+
+// NewRender is a render of the current directory with the defaults of
+// the flags.
+func NewRender() *Render { return &Render{Dir: ".", Timeout: settings.DefaultTimeout, Format: "yaml"} }
 
 // Job is the job the flags ask for, with the sidecar settings side.
 func (r *Render) Job(side plugin.Sidecar) (Job, error) {
-	r.Timeout, r.Format = orDefault(r.Timeout, r.Format)
 	s := r.Helm.settings()
 	s.Include, s.Exclude = r.Include, r.Exclude
 	s.KubeVersion, s.APIVersions = r.KubeVersion, plugin.SplitList(r.APIVersions...)
@@ -47,21 +51,20 @@ func (r *Render) Job(side plugin.Sidecar) (Job, error) {
 		ReleaseNameSet: r.ReleaseName != "", NamespaceSet: r.Namespace != "", Format: r.Format}, Names: flags}, err
 }
 
-func (r *Render) Run(env *Env) error {
+func (r *Render) Run(ctx context.Context, env *Env) (*Result, error) {
 	j, err := r.Job(env.Sidecar)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	res, err := env.runJob(j)
+	res, err := env.runJob(ctx, j)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	env.Out.Write(res.Output)
 	if len(j.Selection.Refs) == 0 {
 		// Only on success: it must not precede an unrelated error.
 		env.Warn("no --operator selected; objects are rendered but not filled")
 	}
-	return nil
+	return &Result{Output: res.Output}, nil
 }
 
 // Generate is what argocd-cmp-server runs: the working directory rendered
@@ -71,18 +74,17 @@ type Generate struct {
 	WorkDir string   // the application's directory
 }
 
-func (g Generate) Run(env *Env) error {
+func (g *Generate) Run(ctx context.Context, env *Env) (*Result, error) {
 	j, warnings, err := GenerateJob(g.Environ, g.WorkDir, env.Sidecar)
 	env.Warn(warnings...)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	res, err := env.runJob(j)
+	res, err := env.runJob(ctx, j)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	env.Out.Write(res.Output)
-	return nil
+	return &Result{Output: res.Output}, nil
 }
 
 // GenerateJob is generate's job: the configuration the CMP environment
@@ -145,12 +147,12 @@ func selection(o Operators, refs []string, side plugin.Sidecar) operators.Select
 // runJob runs j with the profiles already read in this run, tells the
 // supervisor its deadline, and names the setting of an error as j's user
 // gives it.
-func (env *Env) runJob(j Job) (*pipeline.Result, error) {
+func (env *Env) runJob(ctx context.Context, j Job) (*pipeline.Result, error) {
 	if env.store != nil && slices.Equal(env.storeDirs, j.Selection.Dirs) {
 		j.Store = env.store
 	}
 	env.deadline(j.Timeout, j.TimeoutName)
-	res, err := pipeline.Run(env.Ctx, j.Job)
+	res, err := pipeline.Run(ctx, j.Job)
 	if res.StoreRead {
 		env.store, env.storeDirs = res.Store, j.Selection.Dirs
 	}
@@ -169,16 +171,4 @@ func (j Job) named(err error) error {
 		return strictError(j.Names, strict.Msg)
 	}
 	return settingError(j.Names, selectionError(j.Names, err), j.ReleaseNameSet)
-}
-
-// orDefault gives a zero timeout and format of a render or fill their
-// defaults, as the flags do.
-func orDefault(timeout time.Duration, format string) (time.Duration, string) {
-	if timeout == 0 {
-		timeout = settings.DefaultTimeout
-	}
-	if format == "" {
-		format = "yaml"
-	}
-	return timeout, format
 }

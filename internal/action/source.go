@@ -1,6 +1,7 @@
 package action
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -30,13 +31,15 @@ func (h *Helm) Given() bool {
 // reader reads a command's FILE, '-' and DIR arguments within the run's
 // limits; dir renders the directories.
 func (env *Env) reader(dir func(string) ([]manifest.Object, error)) *input.Reader {
-	return &input.Reader{Stdin: env.Stdin, MaxBytes: env.Sidecar.MaxInput, Limits: env.Sidecar.Limits, Dir: dir}
+	lim := env.Sidecar.Limits
+	lim.Warn = func(m string) { env.Warn(m) } // duplicate keys
+	return &input.Reader{Stdin: env.Stdin, MaxBytes: env.Sidecar.MaxInput, Limits: lim, Dir: dir}
 }
 
 // inputs reads FILE, '-' and DIR arguments; directories render with h
 // (empty: default settings, release name = directory name). used reports
 // whether a directory took h.
-func (env *Env) inputs(h *Helm) (r *input.Reader, used *bool) {
+func (env *Env) inputs(ctx context.Context, h *Helm) (r *input.Reader, used *bool) {
 	used = new(bool)
 	r = env.reader(func(dir string) ([]manifest.Object, error) {
 		var s render.Settings // default settings, unless given
@@ -58,7 +61,7 @@ func (env *Env) inputs(h *Helm) (r *input.Reader, used *bool) {
 			*used = true
 		}
 		opt.Warn = func(m string) { env.Warn(m) }
-		objs, err := render.Render(env.Ctx, opt)
+		objs, err := render.Render(ctx, opt)
 		return objs, settingError(flags, err, h.ReleaseName != "")
 	})
 	return r, used
@@ -66,8 +69,8 @@ func (env *Env) inputs(h *Helm) (r *input.Reader, used *bool) {
 
 // readAll reads args with h, and refuses Helm settings that no directory
 // argument took: the user believes they did something.
-func (env *Env) readAll(h *Helm, args []string) ([]manifest.Object, error) {
-	r, used := env.inputs(h)
+func (env *Env) readAll(ctx context.Context, h *Helm, args []string) ([]manifest.Object, error) {
+	r, used := env.inputs(ctx, h)
 	objs, err := r.All(args)
 	if err == nil {
 		err = helmUnused(h, *used)

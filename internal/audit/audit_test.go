@@ -93,7 +93,7 @@ func check(t *testing.T, rule *Rule) *RuleReport {
 		t.Fatalf("want one rule report, got %d", len(rep.Rules))
 	}
 	var buf bytes.Buffer
-	WriteText(&buf, rep) // must not panic on any report
+	rep.WriteText(&buf) // must not panic on any report
 	return rep.Rules[0]
 }
 

@@ -7,7 +7,11 @@ import (
 	"strings"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/report"
 )
+
+// WriteJSON writes the report as JSON.
+func (rep *Report) WriteJSON(w io.Writer) error { return report.WriteJSON(w, rep) }
 
 // maxLines bounds the fields listed per check in text output.
 const maxLines = 10
@@ -27,7 +31,7 @@ var fieldNames = map[string]string{
 }
 
 // WriteText prints the report for a person.
-func WriteText(w io.Writer, rep *Report) {
+func (rep *Report) WriteText(w io.Writer) error {
 	var names []string
 	for _, o := range rep.Operators {
 		names = append(names, o.String())
@@ -77,6 +81,7 @@ func WriteText(w io.Writer, rep *Report) {
 	if s.Redundant > 0 {
 		fmt.Fprintln(w, "Delete the redundant expressions once cmp-defaults renders the application (docs/migrating.md).")
 	}
+	return nil
 }
 
 func writeFields(w io.Writer, c *Check, where map[string]string) {

@@ -3,7 +3,6 @@ package catalog
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -94,21 +93,15 @@ func Extract(op, ver string, crds *CRDs) (*Extracted, error) {
 	return &Extracted{Profile: p, YAML: b, From: crds.From}, nil
 }
 
-// Write prints the profile on out, or with dir writes it to
-// DIR/OPERATOR_VERSION.yaml and says so on errw.
-func (x *Extracted) Write(out, errw io.Writer, dir string) error {
-	if dir == "" {
-		_, err := out.Write(x.YAML)
-		return err
-	}
+// WriteTo writes the profile to DIR/OPERATOR_VERSION.yaml and says so.
+func (x *Extracted) WriteTo(dir string) (note string, err error) {
 	target, err := operators.WriteProfile(dir, x.Profile.Operator, x.Profile.Version, x.YAML)
 	if err != nil {
-		return err
+		return "", err
 	}
 	n := 0
 	for _, r := range x.Profile.Resources {
 		n += len(r.Defaults)
 	}
-	_, err = fmt.Fprintf(errw, "wrote %s: %d kind version(s), %d default(s), %s\n", target, len(x.Profile.Resources), n, x.From)
-	return err
+	return fmt.Sprintf("wrote %s: %d kind version(s), %d default(s), %s\n", target, len(x.Profile.Resources), n, x.From), nil
 }

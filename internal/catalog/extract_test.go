@@ -54,9 +54,11 @@ func TestExtractFromFiles(t *testing.T) {
 	}
 	out := t.TempDir()
 	var stdout, errw bytes.Buffer
-	if err := x.Write(&stdout, &errw, out); err != nil {
+	note, err := x.WriteTo(out)
+	if err != nil {
 		t.Fatal(err)
 	}
+	errw.WriteString(note)
 	if stdout.Len() != 0 || !strings.Contains(errw.String(), "1 kind version(s), 1 default(s), from 1 CRD(s)") {
 		t.Errorf("stdout %q, stderr %q", stdout.String(), errw.String())
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/report"
 	"github.com/cmp-defaults/cmp-defaults/profiles"
 )
 
@@ -48,14 +49,11 @@ func Lint(args []string) (*LintReport, error) {
 
 func (r *LintReport) empty() bool { return r.Profiles == 0 && r.Named }
 
-// Write prints the report: the problems but the last to errw (the last is
-// in the error returned), or the claims as warnings and a summary line to
-// out. The error is the verdict: nil when the profiles are fine.
-func (r *LintReport) Write(out, errw io.Writer, strict bool) error {
+// Check is the verdict on the profiles, nil when they are fine: the last
+// problem (with how many there are), no profiles in a named directory, or
+// with strict the first claim on a built-in kind.
+func (r *LintReport) Check(strict bool) error {
 	if n := len(r.Problems); n > 0 {
-		for _, e := range r.Problems[:n-1] {
-			fmt.Fprintln(errw, "Error: "+e.Error())
-		}
 		if n == 1 {
 			return r.Problems[0]
 		}
@@ -64,12 +62,17 @@ func (r *LintReport) Write(out, errw io.Writer, strict bool) error {
 	if r.empty() {
 		return fmt.Errorf("%s: no profiles found", r.Where)
 	}
-	for _, cl := range r.Claims {
-		if strict {
-			return fmt.Errorf("%s (an error because of --strict)", cl)
-		}
-		fmt.Fprintln(errw, "Warning: "+cl)
+	if strict && len(r.Claims) > 0 {
+		return fmt.Errorf("%s (an error because of --strict)", r.Claims[0])
 	}
-	_, err := fmt.Fprintf(out, "%s: %d operator(s), %d profile(s): ok\n", r.Where, r.Operators, r.Profiles)
+	return nil
+}
+
+// WriteText prints the summary line of profiles that passed.
+func (r *LintReport) WriteText(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "%s: %d operator(s), %d profile(s): ok\n", r.Where, r.Operators, r.Profiles)
 	return err
 }
+
+// WriteJSON prints the report as JSON.
+func (r *LintReport) WriteJSON(w io.Writer) error { return report.WriteJSON(w, r) }

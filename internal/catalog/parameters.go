@@ -30,7 +30,10 @@ func ParametersOf(st *operators.Store) (*Parameters, error) {
 	return &Parameters{Announcements: plugin.Announce(ops)}, nil
 }
 
-// WriteJSON prints the announcement, a JSON array (its only form).
+// WriteText prints the announcement as JSON, its only form.
+func (p *Parameters) WriteText(w io.Writer) error { return p.WriteJSON(w) }
+
+// WriteJSON prints the announcement, a JSON array.
 func (p *Parameters) WriteJSON(w io.Writer) error {
 	out, err := json.MarshalIndent(p.Announcements, "", "  ")
 	if err != nil {

@@ -145,10 +145,10 @@ func BuiltInGroup(apiVersion string) bool {
 }
 
 // WriteJSON writes the report as JSON.
-func WriteJSON(w io.Writer, rep *Report) error { return report.WriteJSON(w, rep) }
+func (rep *Report) WriteJSON(w io.Writer) error { return report.WriteJSON(w, rep) }
 
 // WriteText writes the report for a person.
-func WriteText(w io.Writer, rep *Report) {
+func (rep *Report) WriteText(w io.Writer) error {
 	ctx := ""
 	if rep.Context != "" {
 		ctx = ", context " + rep.Context
@@ -182,13 +182,14 @@ func WriteText(w io.Writer, rep *Report) {
 	}
 	fmt.Fprintf(w, "\n%d object(s): %d match the cluster, %d differ (%d field(s)), %d skipped\n", len(rep.Objects), ok, differ, fields, skipped)
 	if differ == 0 {
-		return
+		return nil
 	}
 	for _, s := range rep.Operators {
 		if s.Channel != "" {
 			fmt.Fprintf(w, "note: %s has the %s channel's profiles; if the cluster runs another channel's CRDs (each CRD names its channel in an annotation), select that channel's operator\n", s.Operator, s.Channel)
 		}
 	}
+	return nil
 }
 
 func findingText(f cluster.Finding) string {

@@ -35,7 +35,7 @@ func TestReportCounts(t *testing.T) {
 		t.Errorf("Differ = %d, %d; want 1, 2", objects, fields)
 	}
 	var w bytes.Buffer
-	WriteText(&w, rep)
+	rep.WriteText(&w)
 	for _, want := range []string{"+ .spec.size = 3  the cluster adds this field", "! .spec.mode = \"a\"  filled, but this cluster does not default it", "3 object(s): 1 match the cluster, 1 differ (2 field(s)), 1 skipped"} {
 		if !strings.Contains(w.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, w.String())

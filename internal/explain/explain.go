@@ -51,7 +51,7 @@ func Run(e *defaults.Engine, res []*operators.Resolution, objs []manifest.Object
 }
 
 // WriteJSON writes the report as JSON.
-func WriteJSON(w io.Writer, rep *Report) error { return report.WriteJSON(w, rep) }
+func (rep *Report) WriteJSON(w io.Writer) error { return report.WriteJSON(w, rep) }
 
 // whyUnfilled tells why a covered object got nothing: its defaulted fields
 // are all set, or some sit under parents it does not have.
@@ -87,7 +87,7 @@ func whyUnfilled(res []*operators.Resolution, obj map[string]any) string {
 }
 
 // WriteText writes the report for a person.
-func WriteText(w io.Writer, rep *Report) {
+func (rep *Report) WriteText(w io.Writer) error {
 	report.WriteSelections(w, rep.Operators)
 	filled, fields, complete, other := 0, 0, 0, 0
 	for _, ob := range rep.Objects {
@@ -116,4 +116,5 @@ func WriteText(w io.Writer, rep *Report) {
 		}
 	}
 	fmt.Fprintf(w, "\n%d object(s): %d filled (%d field(s)), %d with nothing to fill, %d not covered by the selected profiles\n", len(rep.Objects), filled, fields, complete, other)
+	return nil
 }

@@ -68,7 +68,7 @@ func TestRun(t *testing.T) {
 		t.Errorf("ConfigMap: %+v", cm)
 	}
 	var text bytes.Buffer
-	WriteText(&text, rep)
+	rep.WriteText(&text)
 	if !strings.Contains(text.String(), "no selected profile has rules for this kind: passed through") ||
 		!strings.Contains(text.String(), "2 object(s): 1 filled") {
 		t.Errorf("text report:\n%s", text.String())

@@ -289,8 +289,8 @@ func TestDiscriminatorNeedsEvidence(t *testing.T) {
 func TestWriteText(t *testing.T) {
 	res := Build(observe(gadgets(t)...))
 	var b strings.Builder
-	WriteText(&b, &Report{Operator: "prod-webhooks", Version: "v2026.12.1", Learned: operators.Learned{Cluster: "https://c", ServerVersion: "v1.34.2", Objects: 4},
-		Objects: []Object{{ID: "ConfigMap app/c", Where: "x.yaml: document 1 (line 1)", Skipped: "built-in kind"}}, Rules: res.Rules, NotLearned: res.Findings})
+	(&Report{Operator: "prod-webhooks", Version: "v2026.12.1", Learned: operators.Learned{Cluster: "https://c", ServerVersion: "v1.34.2", Objects: 4},
+		Objects: []Object{{ID: "ConfigMap app/c", Where: "x.yaml: document 1 (line 1)", Skipped: "built-in kind"}}, Rules: res.Rules, NotLearned: res.Findings}).WriteText(&b)
 	out := b.String()
 	for _, want := range []string{
 		"# prod-webhooks@2026.12.1 learned from https://c (Kubernetes v1.34.2) from 4 object(s)",

@@ -3,8 +3,8 @@ package learn
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
+	"strings"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
@@ -16,40 +16,50 @@ type Output struct {
 	Write  string // write DIR/NAME_VERSION.yaml instead of printing the profile
 }
 
-// Write prints the report as text on errw (and as JSON to o.Report), then
-// the profile p on out or into o.Write. An error when nothing was learned:
-// no profile is printed then.
-func Write(out, errw io.Writer, rep *Report, p *operators.Profile, o Output) error {
-	WriteText(errw, rep)
+// Written is what a learning run gives back: the encoded profile for
+// stdout (none with Output.Write), and the text for stderr -- the report,
+// then where the profile went.
+type Written struct {
+	Profile []byte
+	Notes   string
+}
+
+// Write returns the report as text (and writes it as JSON to o.Report),
+// then the profile p, encoded, or written into o.Write. An error when
+// nothing was learned: no profile then, but the report.
+func Write(rep *Report, p *operators.Profile, o Output) (Written, error) {
+	var notes strings.Builder
+	rep.WriteText(&notes)
+	w := Written{Notes: notes.String()}
 	if o.Report != "" {
 		b, err := json.MarshalIndent(rep, "", "  ")
 		if err != nil {
-			return err
+			return w, err
 		}
 		if err := os.WriteFile(o.Report, append(b, '\n'), 0o644); err != nil {
-			return fmt.Errorf("--report: %v", err)
+			return w, fmt.Errorf("--report: %v", err)
 		}
 	}
 	if rep.Learned.Objects == 0 {
-		return fmt.Errorf("no object to learn from: every object was skipped (built-in kinds need --all-kinds)")
+		return w, fmt.Errorf("no object to learn from: every object was skipped (built-in kinds need --all-kinds)")
 	}
 	if p == nil {
-		return fmt.Errorf("nothing learned: the cluster's admission adds no field that is the same for every object beyond the selected profiles; no profile written")
+		return w, fmt.Errorf("nothing learned: the cluster's admission adds no field that is the same for every object beyond the selected profiles; no profile written")
 	}
 	b, err := Encode(p, o.JSON)
 	if err != nil {
-		return err
+		return w, err
 	}
 	if o.Write == "" {
-		_, err = out.Write(b)
-		return err
+		w.Profile = b
+		return w, nil
 	}
 	target, err := operators.WriteProfile(o.Write, rep.Operator, rep.Version, b) // JSON is YAML too
 	if err != nil {
-		return err
+		return w, err
 	}
-	_, err = fmt.Fprintf(errw, "wrote %s: %d rule(s) for %d kind(s)\n", target, len(rep.Rules), len(p.Resources))
-	return err
+	w.Notes += fmt.Sprintf("wrote %s: %d rule(s) for %d kind(s)\n", target, len(rep.Rules), len(p.Resources))
+	return w, nil
 }
 
 // Encode marshals a learned profile as YAML or JSON and checks that it

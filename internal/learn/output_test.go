@@ -20,7 +20,7 @@ func TestWrite(t *testing.T) {
 	// The profile on stdout, the report on stderr and as JSON in a file.
 	dir := t.TempDir()
 	var out, errw bytes.Buffer
-	if err := Write(&out, &errw, rep, p, Output{JSON: true, Report: filepath.Join(dir, "r.json")}); err != nil {
+	if err := write(&out, &errw, rep, p, Output{JSON: true, Report: filepath.Join(dir, "r.json")}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := operators.ParseProfile("stdout", out.Bytes()); err != nil || !json.Valid(out.Bytes()) {
@@ -38,7 +38,7 @@ func TestWrite(t *testing.T) {
 	// --write: nothing on stdout, the file where the profile is selected from.
 	out.Reset()
 	errw.Reset()
-	if err := Write(&out, &errw, rep, p, Output{Write: dir}); err != nil {
+	if err := write(&out, &errw, rep, p, Output{Write: dir}); err != nil {
 		t.Fatal(err)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "prod-webhooks_*.yaml"))
@@ -48,12 +48,12 @@ func TestWrite(t *testing.T) {
 
 	// Nothing learned, or nothing to learn from: an error, stdout empty.
 	out.Reset()
-	if err := Write(&out, &errw, rep, nil, Output{}); err == nil || !strings.HasPrefix(err.Error(), "nothing learned") || out.Len() != 0 {
+	if err := write(&out, &errw, rep, nil, Output{}); err == nil || !strings.HasPrefix(err.Error(), "nothing learned") || out.Len() != 0 {
 		t.Errorf("nil profile: %v, stdout %q", err, out.String())
 	}
 	none := *rep
 	none.Learned.Objects = 0
-	if err := Write(&out, &errw, &none, p, Output{}); err == nil || !strings.HasPrefix(err.Error(), "no object to learn from") || out.Len() != 0 {
+	if err := write(&out, &errw, &none, p, Output{}); err == nil || !strings.HasPrefix(err.Error(), "no object to learn from") || out.Len() != 0 {
 		t.Errorf("no objects: %v, stdout %q", err, out.String())
 	}
 }
@@ -75,4 +75,14 @@ func TestParseAs(t *testing.T) {
 	if err := Selectable("other@1.0.0", "other", res); err != nil {
 		t.Error(err)
 	}
+}
+
+// write is Write with its results written as cmd/ presents them.
+func write(out, errw *bytes.Buffer, rep *Report, p *operators.Profile, o Output) error {
+	w, err := Write(rep, p, o)
+	errw.WriteString(w.Notes)
+	if err == nil {
+		out.Write(w.Profile)
+	}
+	return err
 }

@@ -136,7 +136,7 @@ func Profile(operator, version string, res *Result, prov operators.Learned) *ope
 }
 
 // WriteText writes the report for people.
-func WriteText(w io.Writer, rep *Report) {
+func (rep *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "# %s@%s %s\n", rep.Operator, strings.TrimPrefix(rep.Version, "v"), rep.Learned.String())
 	skipped := 0
 	for _, o := range rep.Objects {
@@ -154,7 +154,7 @@ func WriteText(w io.Writer, rep *Report) {
 		fmt.Fprintf(w, "  %s %s  %s = %s%s  (%d field(s), %d object(s))\n", r.APIVersion, r.Kind, r.Path, jsonText(r.Value), when, r.Fields, r.Objects)
 	}
 	if len(rep.NotLearned) == 0 {
-		return
+		return nil
 	}
 	fmt.Fprintf(w, "\nNot learned (%d):\n", len(rep.NotLearned))
 	// Server-owned fields: one line per kind, they need nothing.
@@ -192,6 +192,7 @@ func WriteText(w io.Writer, rep *Report) {
 			fmt.Fprintf(w, "      fix: %s\n", f.Fix)
 		}
 	}
+	return nil
 }
 
 func shortList(l []string, n int) string {
