@@ -20,7 +20,7 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
 	"github.com/cmp-defaults/cmp-defaults/internal/guard"
-	"github.com/cmp-defaults/cmp-defaults/internal/input"
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/supervisor"
 
@@ -107,7 +107,7 @@ func mainerr(ctx context.Context, args, environ []string, stdin io.Reader, out *
 	var ue action.UsageError
 	var ce action.ConfigError
 	cmd, _, unknown := root.Find(args)
-	if unknown != nil || errors.Is(err, input.ErrDirectory) || (errors.As(err, &ue) && !errors.As(err, &ce)) {
+	if unknown != nil || errors.Is(err, manifest.ErrDirectory) || (errors.As(err, &ue) && !errors.As(err, &ce)) {
 		path := root.Name()
 		if unknown == nil && cmd != nil {
 			path = cmd.CommandPath()

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/audit"
-	"github.com/cmp-defaults/cmp-defaults/internal/input"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
@@ -40,7 +39,7 @@ func (a *Audit) Run(ctx context.Context, env *Env) (*Result, error) {
 		return nil, Usagef("name the Application or ApplicationSet files to audit (APP.yaml...), or --argocd-cm")
 	}
 	read, used := env.inputs(ctx, &a.Helm)
-	found, err := audit.Collect(a.Apps, a.ArgocdCM, read.All, func(file string) ([]byte, error) { return input.ReadFile(file, env.Sidecar.MaxInput) })
+	found, err := audit.Collect(a.Apps, a.ArgocdCM, read.All, func(file string) ([]byte, error) { return manifest.ReadFile(file, env.Sidecar.MaxInput) })
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +114,7 @@ func sourceDir(env *Env, dir, repoRoot string, s render.Settings) (render.Option
 	}
 	fi, err := os.Stat(opt.Dir)
 	if err != nil {
-		return opt, fmt.Errorf("source %s: %v", dir, input.PathErr(err))
+		return opt, fmt.Errorf("source %s: %v", dir, manifest.PathErr(err))
 	}
 	if !fi.IsDir() {
 		return opt, Usagef("source %s is not a directory; pass rendered files with --manifests", dir)

@@ -9,7 +9,6 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/diff"
 	"github.com/cmp-defaults/cmp-defaults/internal/explain"
 	"github.com/cmp-defaults/cmp-defaults/internal/guard"
-	"github.com/cmp-defaults/cmp-defaults/internal/input"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/pipeline"
 	"github.com/cmp-defaults/cmp-defaults/internal/settings"
@@ -39,7 +38,7 @@ func (f *Fill) Run(ctx context.Context, env *Env) (*Result, error) {
 	// input; pages never written cost no memory), and let the GC work
 	// harder rather than let the heap double: the input streams through,
 	// so the output is nearly all that lives.
-	if n := input.Size(f.Args); n > 0 && n <= env.Sidecar.MaxInput {
+	if n := manifest.Size(f.Args); n > 0 && n <= env.Sidecar.MaxInput {
 		out.Grow(int(2 * n))
 		guard.LowerMemoryLimit(48<<20 + 2*n)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/input"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
@@ -30,16 +29,16 @@ func (h *Helm) Given() bool {
 
 // reader reads a command's FILE, '-' and DIR arguments within the run's
 // limits; dir renders the directories.
-func (env *Env) reader(dir func(string) ([]manifest.Object, error)) *input.Reader {
+func (env *Env) reader(dir func(string) ([]manifest.Object, error)) *manifest.Reader {
 	lim := env.Sidecar.Limits
 	lim.Warn = func(m string) { env.Warn(m) } // duplicate keys
-	return &input.Reader{Stdin: env.Stdin, MaxBytes: env.Sidecar.MaxInput, Limits: lim, Dir: dir}
+	return &manifest.Reader{Stdin: env.Stdin, MaxBytes: env.Sidecar.MaxInput, Limits: lim, Dir: dir}
 }
 
 // inputs reads FILE, '-' and DIR arguments; directories render with h
 // (empty: default settings, release name = directory name). used reports
 // whether a directory took h.
-func (env *Env) inputs(ctx context.Context, h *Helm) (r *input.Reader, used *bool) {
+func (env *Env) inputs(ctx context.Context, h *Helm) (r *manifest.Reader, used *bool) {
 	used = new(bool)
 	r = env.reader(func(dir string) ([]manifest.Object, error) {
 		var s render.Settings // default settings, unless given

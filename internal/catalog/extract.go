@@ -11,7 +11,7 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
-	"github.com/cmp-defaults/cmp-defaults/internal/input"
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 )
@@ -34,7 +34,7 @@ func CRDsFromFiles(args []string, maxBytes int64) (*CRDs, error) {
 			sort.Strings(paths)
 		}
 		for _, p := range paths {
-			data, err := input.ReadFile(p, maxBytes)
+			data, err := manifest.ReadFile(p, maxBytes)
 			if err != nil {
 				return nil, err
 			}

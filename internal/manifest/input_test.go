@@ -1,4 +1,4 @@
-package input
+package manifest
 
 import (
 	"errors"
@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 )
 
 func TestReader(t *testing.T) {
@@ -17,10 +15,10 @@ func TestReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	rendered := 0
-	r := &Reader{Stdin: strings.NewReader("apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n"), MaxBytes: 1 << 20, Limits: manifest.DefaultLimits,
-		Dir: func(string) ([]manifest.Object, error) {
+	r := &Reader{Stdin: strings.NewReader("apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n"), MaxBytes: 1 << 20, Limits: DefaultLimits,
+		Dir: func(string) ([]Object, error) {
 			rendered++
-			return []manifest.Object{{Source: "rendered"}}, nil
+			return []Object{{Source: "rendered"}}, nil
 		}}
 	objs, err := r.All([]string{file, dir, "-"})
 	if err != nil {

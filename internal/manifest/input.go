@@ -1,6 +1,7 @@
-// Package input reads what a command is given: files and stdin decoded as
-// YAML/JSON streams, directories rendered, everything bounded in bytes.
-package input
+package manifest
+
+// What a command is given: files and stdin decoded as YAML/JSON streams,
+// directories handed to the caller's render, everything bounded in bytes.
 
 import (
 	"bytes"
@@ -8,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-
-	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 )
 
 // ErrDirectory: a directory where a file is wanted (a usage mistake).
@@ -20,14 +19,14 @@ var ErrDirectory = errors.New("is a directory; pass its files")
 type Reader struct {
 	Stdin    io.Reader
 	MaxBytes int64 // per file, and for stdin
-	Limits   manifest.Limits
-	Dir      func(dir string) ([]manifest.Object, error)
+	Limits   Limits
+	Dir      func(dir string) ([]Object, error)
 }
 
 // All decodes every input.
-func (r *Reader) All(args []string) ([]manifest.Object, error) {
-	var all []manifest.Object
-	err := r.Each(args, func(o manifest.Object) error {
+func (r *Reader) All(args []string) ([]Object, error) {
+	var all []Object
+	err := r.Each(args, func(o Object) error {
 		all = append(all, o)
 		return nil
 	})
@@ -36,7 +35,7 @@ func (r *Reader) All(args []string) ([]manifest.Object, error) {
 
 // Each calls fn for every object of the inputs, one document at a time,
 // so that a caller can stream instead of holding every object.
-func (r *Reader) Each(args []string, fn func(manifest.Object) error) error {
+func (r *Reader) Each(args []string, fn func(Object) error) error {
 	if len(args) == 0 {
 		args = []string{"-"}
 	}
@@ -54,7 +53,7 @@ func (r *Reader) Each(args []string, fn func(manifest.Object) error) error {
 			continue
 		}
 		if a == "-" {
-			if err := manifest.EachReader("stdin", r.Stdin, r.MaxBytes, r.Limits, fn); err != nil {
+			if err := EachReader("stdin", r.Stdin, r.MaxBytes, r.Limits, fn); err != nil {
 				return err
 			}
 			continue
@@ -63,7 +62,7 @@ func (r *Reader) Each(args []string, fn func(manifest.Object) error) error {
 		if err != nil {
 			return err
 		}
-		err = manifest.EachReader(a, f, r.MaxBytes, r.Limits, fn)
+		err = EachReader(a, f, r.MaxBytes, r.Limits, fn)
 		f.Close()
 		if err != nil {
 			return err
@@ -83,7 +82,7 @@ func Open(name string, maxBytes int64) (*os.File, int64, error) {
 		return nil, 0, fmt.Errorf("%s %w", name, ErrDirectory)
 	}
 	if fi.Size() > maxBytes {
-		return nil, 0, manifest.TooLarge(name, maxBytes)
+		return nil, 0, TooLarge(name, maxBytes)
 	}
 	f, err := os.Open(name)
 	if err != nil {
@@ -105,7 +104,7 @@ func ReadFile(name string, maxBytes int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	if int64(buf.Len()) > maxBytes { // grew since the stat
-		return nil, manifest.TooLarge(name, maxBytes)
+		return nil, TooLarge(name, maxBytes)
 	}
 	return buf.Bytes(), nil
 }
