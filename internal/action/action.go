@@ -159,17 +159,16 @@ func (env *Env) load(ctx context.Context, sel operators.Selection) (*defaults.En
 	return l.Engine, l.Releases, nil
 }
 
-// unserved warns once per apiVersion and kind that a selected release
-// does not serve (pipeline.Unserved); strict makes the first an error.
-func (env *Env) unservedCheck(strict bool) func(res []*operators.Resolution, objs []manifest.Object) error {
-	return func(res []*operators.Resolution, objs []manifest.Object) error {
-		ws := env.unserved.Check(env.store, res, objs)
-		if strict && len(ws) > 0 {
-			return strictError(flags, ws[0])
-		}
-		env.Warn(ws...)
-		return nil
+// checkUnserved warns once per apiVersion and kind of objs that a
+// selected release does not serve (pipeline.Unserved); strict makes the
+// first an error.
+func (env *Env) checkUnserved(res []*operators.Resolution, objs []manifest.Object, strict bool) error {
+	ws := env.unserved.Check(env.store, res, objs)
+	if strict && len(ws) > 0 {
+		return strictError(flags, ws[0])
 	}
+	env.Warn(ws...)
+	return nil
 }
 
 // strictError is a warning refused because strict mode is on, naming the

@@ -85,7 +85,7 @@ func (a *Audit) source(ctx context.Context, env *Env, read func([]string) ([]man
 	var objs []manifest.Object
 	if a.Source != "" {
 		var opt render.Options
-		if opt, err = SourceOptions(env, a.Source, a.RepoRoot, src); err == nil {
+		if opt, err = sourceDir(env, a.Source, a.RepoRoot, audit.Settings(src)); err == nil {
 			opt.Warn = func(m string) { env.Warn(m) }
 			objs, err = render.Render(ctx, opt)
 		}
@@ -97,12 +97,6 @@ func (a *Audit) source(ctx context.Context, env *Env, read func([]string) ([]man
 	}
 	targets, err := audit.FillTargets(e, objs)
 	return targets, res, err
-}
-
-// SourceOptions are the render options of an Application's source
-// (audit.Settings).
-func SourceOptions(env *Env, dir, repoRoot string, src *audit.AppSource) (render.Options, error) {
-	return sourceDir(env, dir, repoRoot, audit.Settings(src))
 }
 
 // sourceDir checks that --source is a directory and builds its render

@@ -81,7 +81,7 @@ func (x *Explain) Run(ctx context.Context, env *Env) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := env.unservedCheck(x.Strict)(res, objs); err != nil {
+	if err := env.checkUnserved(res, objs, x.Strict); err != nil {
 		return nil, err
 	}
 	rep, err := explain.Run(e, res, objs)

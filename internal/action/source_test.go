@@ -33,7 +33,7 @@ func TestSourceOptionsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	audited, err := SourceOptions(env, dir, "", &audit.AppSource{})
+	audited, err := sourceDir(env, dir, "", audit.Settings(&audit.AppSource{}))
 	if err != nil {
 		t.Fatal(err)
 	}
