@@ -10,6 +10,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
 // Status is the verdict on one expression of a rule.
@@ -41,7 +42,7 @@ type Target struct {
 
 	doc    map[string]any
 	docErr error
-	filled []operators.Path // Filled's paths, parsed; nil where one does not parse
+	filled []tree.Path // Filled's paths, parsed; nil where one does not parse
 }
 
 // Field is one ignored field of one object.
@@ -62,7 +63,7 @@ type Field struct {
 	// field absent from Git was an admission default, e.g. "2.3.0–2.6.x".
 	History string `json:"defaultIn,omitempty"`
 
-	path operators.Path
+	path tree.Path
 }
 
 // Check is the verdict on one jsonPointer, jqPathExpression or
@@ -180,13 +181,13 @@ func (t *Target) prepare() {
 	t.doc, t.docErr = jsonDoc(t.Object.Data)
 	t.filled = t.filled[:0]
 	for _, f := range t.Filled {
-		p, _ := operators.ParseConcrete(f.Path)
+		p, _ := tree.ParseConcrete(f.Path)
 		t.filled = append(t.filled, p)
 	}
 }
 
 // covering finds the filled record at leaf or above it.
-func (t *Target) covering(leaf operators.Path) *defaults.Filled {
+func (t *Target) covering(leaf tree.Path) *defaults.Filled {
 	// The deepest filled path: an object default is filled before its
 	// children's defaults, and a child filled by its own rule is that
 	// rule's, not the object default's.
@@ -292,8 +293,8 @@ func auditRule(r *Rule, targets []*Target, defs *Defaults) *RuleReport {
 				col.add(t, p, exists, defs)
 			}
 		}
-		var segs []operators.Seg
-		if s, err := operators.ParsePath(e); err == nil {
+		var segs []tree.Seg
+		if s, err := tree.ParsePath(e); err == nil {
 			segs = s
 		}
 		col.classify(r, defs, &staticPath{segs: segs, targets: matched}, false)
@@ -308,7 +309,7 @@ func auditRule(r *Rule, targets []*Target, defs *Defaults) *RuleReport {
 }
 
 type staticPath struct {
-	segs    []operators.Seg
+	segs    []tree.Seg
 	targets []*Target
 }
 
@@ -333,7 +334,7 @@ func (col *collector) once(id, path string) bool {
 	return true
 }
 
-func (col *collector) add(t *Target, p operators.Path, exists bool, defs *Defaults) {
+func (col *collector) add(t *Target, p tree.Path, exists bool, defs *Defaults) {
 	id := t.Object.ID()
 	if !exists {
 		path := p.String()
@@ -348,7 +349,7 @@ func (col *collector) add(t *Target, p operators.Path, exists bool, defs *Defaul
 		col.c.Remaining = append(col.c.Remaining, Field{Object: id, Path: path, Reason: NotInGit, History: defs.history(av, k, p), path: p})
 		return
 	}
-	var ls []operators.Path
+	var ls []tree.Path
 	v, _ := p.Lookup(t.doc)
 	leaves(v, p, &ls)
 	for _, l := range ls {
@@ -475,7 +476,7 @@ func keepExpressions(remaining []Field, asPointer bool) []string {
 }
 
 // jsonPointer writes a path as an RFC 6901 pointer.
-func jsonPointer(p operators.Path) string {
+func jsonPointer(p tree.Path) string {
 	var b strings.Builder
 	for _, s := range p {
 		b.WriteByte('/')
@@ -491,7 +492,7 @@ func jsonPointer(p operators.Path) string {
 
 // missingParent names the first missing ancestor of the field at p, as a
 // JSON pointer; "" when the parent exists.
-func missingParent(doc any, p operators.Path) string {
+func missingParent(doc any, p tree.Path) string {
 	for i := 1; i < len(p); i++ {
 		if _, ok := p[:i].Lookup(doc); !ok {
 			return jsonPointer(p[:i])

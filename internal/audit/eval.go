@@ -15,7 +15,7 @@ import (
 	"github.com/gobwas/glob"
 	"github.com/itchyny/gojq"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
 // jqTimeout is Argo CD's default limit for one jq patch.
@@ -115,7 +115,7 @@ func compileJQ(expr string) (*jqExpr, error) {
 
 // paths runs the expression on doc (JSON-decoded, as Argo CD passes it).
 // An error means Argo CD's patch fails on this object and removes nothing.
-func (e *jqExpr) paths(doc map[string]any) ([]operators.Path, error) {
+func (e *jqExpr) paths(doc map[string]any) ([]tree.Path, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), jqTimeout)
 	defer cancel()
 	it := e.del.RunWithContext(ctx, doc)
@@ -129,7 +129,7 @@ func (e *jqExpr) paths(doc map[string]any) ([]operators.Path, error) {
 		}
 		return nil, fmt.Errorf("JQ patch returned error: %w", err)
 	}
-	var out []operators.Path
+	var out []tree.Path
 	it = e.path.RunWithContext(ctx, doc)
 	for {
 		v, ok := it.Next()
@@ -150,7 +150,7 @@ func (e *jqExpr) paths(doc map[string]any) ([]operators.Path, error) {
 
 // expandSlices turns path steps jq writes for slices ({"start":..,"end":..})
 // into the indexes they cover, and float indexes into ints.
-func expandSlices(doc any, p []any) []operators.Path {
+func expandSlices(doc any, p []any) []tree.Path {
 	for i, s := range p {
 		switch s := s.(type) {
 		case float64:
@@ -160,10 +160,10 @@ func expandSlices(doc any, p []any) []operators.Path {
 			}
 			return nil
 		case map[string]any:
-			v, _ := operators.Path(p[:i]).Lookup(doc)
+			v, _ := tree.Path(p[:i]).Lookup(doc)
 			l, _ := v.([]any)
 			start, end := sliceBound(s["start"], 0, len(l)), sliceBound(s["end"], len(l), len(l))
-			var out []operators.Path
+			var out []tree.Path
 			for j := start; j < end; j++ {
 				q := append(append([]any{}, p[:i]...), j)
 				out = append(out, expandSlices(doc, append(q, p[i+1:]...))...)
@@ -171,7 +171,7 @@ func expandSlices(doc any, p []any) []operators.Path {
 			return out
 		}
 	}
-	return []operators.Path{p}
+	return []tree.Path{p}
 }
 
 func sliceBound(v any, def, n int) int {
@@ -193,11 +193,11 @@ func sliceBound(v any, def, n int) int {
 // pointer resolves an RFC 6901 JSON pointer against doc as a JSON patch
 // "remove" would: the path and whether it exists. A pointer to a missing
 // field is an error for Argo CD (the patch removes nothing).
-func pointer(doc any, ptr string) (operators.Path, bool, error) {
+func pointer(doc any, ptr string) (tree.Path, bool, error) {
 	if ptr == "" || ptr[0] != '/' {
 		return nil, false, fmt.Errorf("%q is not a JSON pointer: it must start with '/'", ptr)
 	}
-	var path operators.Path
+	var path tree.Path
 	x, exists := doc, true
 	for _, tok := range strings.Split(ptr[1:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
@@ -238,7 +238,7 @@ func pointer(doc any, ptr string) (operators.Path, bool, error) {
 
 // leaves lists the paths of every leaf under p (p itself for a scalar,
 // null, or an empty object or list), in key order.
-func leaves(x any, p operators.Path, out *[]operators.Path) {
+func leaves(x any, p tree.Path, out *[]tree.Path) {
 	switch v := x.(type) {
 	case map[string]any:
 		if len(v) == 0 {

@@ -3,7 +3,7 @@ package cluster
 import (
 	"sort"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
 // Finding kinds.
@@ -49,7 +49,7 @@ type FilledField struct {
 func Compare(filled, admitted, admittedRaw map[string]any, fills map[string]FilledField) []Finding {
 	var out []Finding
 	seen := map[string]bool{}
-	operators.Walk(Comparable(filled), Comparable(admitted), nil, func(at operators.Path, a, b any, inA, inB bool) {
+	tree.Walk(Comparable(filled), Comparable(admitted), nil, func(at tree.Path, a, b any, inA, inB bool) {
 		p := at.String()
 		f := Finding{Path: p, Value: a, Cluster: b}
 		switch {
@@ -78,7 +78,7 @@ func Compare(filled, admitted, admittedRaw map[string]any, fills map[string]Fill
 		}
 		ff := fills[p]
 		var got any
-		at, err := operators.ParseConcrete(p)
+		at, err := tree.ParseConcrete(p)
 		ok := err == nil
 		if ok {
 			got, ok = at.Lookup(raw)
@@ -92,7 +92,7 @@ func Compare(filled, admitted, admittedRaw map[string]any, fills map[string]Fill
 		switch {
 		case !ok:
 			out = append(out, Finding{Kind: NotDefaulted, Path: p, Value: ff.Value, Rule: ff.Rule, Origin: ff.Origin})
-		case !operators.Equal(got, ff.Value):
+		case !tree.Equal(got, ff.Value):
 			out = append(out, Finding{Kind: WrongDefault, Path: p, Value: ff.Value, Cluster: got, Rule: ff.Rule, Origin: ff.Origin})
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
 // Change kinds.
@@ -150,7 +151,7 @@ func Profiles(a, b *operators.Resolution) *ProfileDiff {
 			switch {
 			case !ok:
 				kc.Rules = append(kc.Rules, RuleChange{Change: Removed, Type: typ, Path: path, When: vx.when, From: vx.value})
-			case !operators.Equal(vx.value, vy.value) || vx.typ != vy.typ || vx.nullable != vy.nullable:
+			case !tree.Equal(vx.value, vy.value) || vx.typ != vy.typ || vx.nullable != vy.nullable:
 				rc := RuleChange{Change: Changed, Type: typ, Path: path, When: vx.when, From: vx.value, To: vy.value}
 				var det []string
 				if vx.typ != vy.typ {
@@ -216,7 +217,7 @@ func Objects(a, b []manifest.Object) []ObjectDiff {
 			break
 		}
 		var ch []FieldChange
-		operators.Walk(a[i].Data, b[i].Data, nil, func(p operators.Path, from, to any, inA, inB bool) {
+		tree.Walk(a[i].Data, b[i].Data, nil, func(p tree.Path, from, to any, inA, inB bool) {
 			c := FieldChange{Change: Changes, Path: p.String(), From: from, To: to}
 			switch {
 			case !inB:

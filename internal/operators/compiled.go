@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"unsafe"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
 // The compiled form of a profile or index: what ParseProfile or ParseIndex
@@ -44,7 +46,7 @@ const (
 	tagObject
 )
 
-// Seg tags: [], a name that is a substring of the path, any other name.
+// tree.Seg tags: [], a name that is a substring of the path, any other name.
 const (
 	segIter byte = iota
 	segSub
@@ -136,7 +138,7 @@ func (w *writer) value(v any) error {
 
 // segs writes a parsed path; names found in the path are written as
 // offsets, so that they cost neither bytes nor allocations when read.
-func (w *writer) segs(path string, segs []Seg) {
+func (w *writer) segs(path string, segs []tree.Seg) {
 	w.uint(uint64(len(segs)))
 	from := 0
 	for _, s := range segs {
@@ -433,9 +435,9 @@ func (r *reader) segs(path string) string {
 }
 
 // decodeSegs decodes what segs checked.
-func decodeSegs(path, enc string) []Seg {
+func decodeSegs(path, enc string) []tree.Seg {
 	r := &reader{s: enc}
-	out := make([]Seg, r.count())
+	out := make([]tree.Seg, r.count())
 	for i := range out {
 		switch r.byte() {
 		case segIter:
