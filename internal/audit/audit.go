@@ -1,3 +1,7 @@
+// Package audit checks Argo CD ignoreDifferences rules (read and evaluated
+// by internal/argocd) against filled manifests: which rules cmp-defaults
+// makes redundant, which still hide something cmp-defaults cannot fill, and
+// which match nothing at all.
 package audit
 
 import (
@@ -7,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/argocd"
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
@@ -91,16 +96,16 @@ type ObjectRef struct {
 
 // RuleReport is the audit of one ignoreDifferences entry.
 type RuleReport struct {
-	Origin    Origin      `json:"origin"`
-	Group     string      `json:"group"`
-	Kind      string      `json:"kind"`
-	Name      string      `json:"name,omitempty"`
-	Namespace string      `json:"namespace,omitempty"`
-	Matched   []ObjectRef `json:"matched"`
-	Hint      string      `json:"hint,omitempty"`
-	Checks    []*Check    `json:"checks"`
+	Origin    argocd.Origin `json:"origin"`
+	Group     string        `json:"group"`
+	Kind      string        `json:"kind"`
+	Name      string        `json:"name,omitempty"`
+	Namespace string        `json:"namespace,omitempty"`
+	Matched   []ObjectRef   `json:"matched"`
+	Hint      string        `json:"hint,omitempty"`
+	Checks    []*Check      `json:"checks"`
 
-	rule *Rule
+	rule *argocd.Rule
 }
 
 // Summary counts checks by status.
@@ -137,7 +142,7 @@ type Report struct {
 // operator releases; their default paths tell apart fields the profiles
 // would fill from fields only a controller writes.
 // hist, when set, tells in which other releases a field was a default.
-func Run(rules []*Rule, targets []*Target, res []*operators.Resolution, hist *History) *Report {
+func Run(rules []*argocd.Rule, targets []*Target, res []*operators.Resolution, hist *History) *Report {
 	rep := &Report{Operators: []Operator{}, Objects: len(targets), Rules: []*RuleReport{}}
 	for _, r := range res {
 		op := Operator{Name: r.Operator, Release: r.Requested}
@@ -178,7 +183,7 @@ func (t *Target) prepare() {
 	if t.doc != nil || t.docErr != nil {
 		return
 	}
-	t.doc, t.docErr = jsonDoc(t.Object.Data)
+	t.doc, t.docErr = argocd.JSONDoc(t.Object.Data)
 	t.filled = t.filled[:0]
 	for _, f := range t.Filled {
 		p, _ := tree.ParseConcrete(f.Path)
@@ -207,7 +212,7 @@ func (t *Target) apiVersionKind() (string, string) {
 	return av, k
 }
 
-func auditRule(r *Rule, targets []*Target, defs *Defaults) *RuleReport {
+func auditRule(r *argocd.Rule, targets []*Target, defs *Defaults) *RuleReport {
 	rr := &RuleReport{Origin: r.Origin, Group: r.Group, Kind: r.Kind, Name: r.Name, Namespace: r.Namespace, Matched: []ObjectRef{}, Checks: []*Check{}, rule: r}
 	var matched []*Target
 	for _, t := range targets {
@@ -244,7 +249,7 @@ func auditRule(r *Rule, targets []*Target, defs *Defaults) *RuleReport {
 	}
 	for _, p := range r.JSONPointers {
 		c := newCheck("jsonPointer", p)
-		if _, _, err := pointer(map[string]any{}, p); err != nil {
+		if _, _, err := argocd.Pointer(map[string]any{}, p); err != nil {
 			c.Status = Invalid
 			c.Reason = err.Error() + "; Argo CD's remove patch does not find the field, so it ignores nothing: write it as /" + strings.TrimLeft(p, "/")
 			continue
@@ -255,7 +260,7 @@ func auditRule(r *Rule, targets []*Target, defs *Defaults) *RuleReport {
 				col.errorf(t, "%v", t.docErr)
 				continue
 			}
-			path, exists, err := pointer(t.doc, p)
+			path, exists, err := argocd.Pointer(t.doc, p)
 			if err != nil {
 				col.errorf(t, "%v", err)
 				continue
@@ -271,7 +276,7 @@ func auditRule(r *Rule, targets []*Target, defs *Defaults) *RuleReport {
 	}
 	for _, e := range r.JQPathExpressions {
 		c := newCheck("jqPathExpression", e)
-		code, err := compileJQ(e)
+		code, err := argocd.CompileJQ(e)
 		if err != nil {
 			c.Status = Invalid
 			c.Reason = fmt.Sprintf("not a valid jq path expression (%v); Argo CD cannot build its diff normalizer and the application's comparison fails", err)
@@ -283,7 +288,7 @@ func auditRule(r *Rule, targets []*Target, defs *Defaults) *RuleReport {
 				col.errorf(t, "%v", t.docErr)
 				continue
 			}
-			paths, err := code.paths(t.doc)
+			paths, err := code.Paths(t.doc)
 			if err != nil {
 				col.errorf(t, "%v", err)
 				continue
@@ -367,7 +372,7 @@ func (col *collector) add(t *Target, p tree.Path, exists bool, defs *Defaults) {
 	}
 }
 
-func (col *collector) classify(r *Rule, defs *Defaults, sp *staticPath, asPointer bool) {
+func (col *collector) classify(r *argocd.Rule, defs *Defaults, sp *staticPath, asPointer bool) {
 	c := col.c
 	filled, inGit, notInGit := 0, 0, 0
 	for _, f := range c.Filled {
@@ -502,20 +507,20 @@ func missingParent(doc any, p tree.Path) string {
 }
 
 // hint explains why a rule matched nothing when a near miss exists.
-func hint(r *Rule, targets []*Target) string {
+func hint(r *argocd.Rule, targets []*Target) string {
 	groups := map[string]bool{}
 	var names []string
 	for _, t := range targets {
-		g, k := groupKind(t.Object.Data)
+		g, k := argocd.GroupKind(t.Object.Data)
 		if !strings.EqualFold(k, r.Kind) {
 			continue
 		}
-		if !matchGlob(r.Group, g) || !matchGlob(r.Kind, k) {
+		if !argocd.MatchGlob(r.Group, g) || !argocd.MatchGlob(r.Kind, k) {
 			groups[fmt.Sprintf("group %q, kind %s", g, k)] = true
 			continue
 		}
-		n := meta(t.Object.Data, "name")
-		if ns := meta(t.Object.Data, "namespace"); ns != "" {
+		n := argocd.Meta(t.Object.Data, "name")
+		if ns := argocd.Meta(t.Object.Data, "namespace"); ns != "" {
 			n = ns + "/" + n
 		}
 		names = append(names, n)
