@@ -147,18 +147,28 @@ func (b *builder) observe(i int, o *Observation) {
 		if run == 1 {
 			other = r0
 		}
-		walk(sent, r, func(ev event) {
-			cp := ev.path.String()
+		// A field null in the sent object and set by admission counts as
+		// added, as a mutation fills it; a null that admission drops is no
+		// change.
+		for _, c := range tree.Diff(sent, r) {
+			if c.Kind == tree.Removed && c.From == nil {
+				continue
+			}
+			cp := c.Path.String()
 			if seen[cp] {
-				return
+				continue
 			}
 			seen[cp] = true
-			switch ev.kind {
-			case added:
-				v1, ok := ev.path.Lookup(other)
-				stable, unstable := split(ev.value, v1, ok, nil)
+			xl, xList := c.From.([]any)
+			yl, yList := c.To.([]any)
+			switch {
+			case c.Kind == tree.Removed:
+				b.finding(o, c.Path, ReasonDropped, c.From, nil)
+			case c.Kind == tree.Added || c.From == nil:
+				v1, ok := c.Path.Lookup(other)
+				stable, unstable := split(c.To, v1, ok, nil)
 				for _, rel := range unstable {
-					p := append(ev.path[:len(ev.path):len(ev.path)], rel...)
+					p := append(c.Path[:len(c.Path):len(c.Path)], rel...)
 					b.markUnstable(i, p)
 					reason := ReasonRuns
 					if o.Exists && !ok && run == 0 {
@@ -169,16 +179,14 @@ func (b *builder) observe(i int, o *Observation) {
 					b.finding(o, p, reason, x, y)
 				}
 				if stable != nil {
-					b.addition(i, o, ev.path, stable)
+					b.addition(i, o, c.Path, stable)
 				}
-			case changed:
-				b.finding(o, ev.path, ReasonRewrite, ev.from, ev.value)
-			case dropped:
-				b.finding(o, ev.path, ReasonDropped, ev.from, nil)
-			case listChanged:
-				b.finding(o, ev.path, ReasonList, ev.from, ev.value)
+			case xList && yList:
+				b.finding(o, c.Path, ReasonList, len(xl), len(yl))
+			default:
+				b.finding(o, c.Path, ReasonRewrite, c.From, c.To)
 			}
-		})
+		}
 	}
 }
 
@@ -708,44 +716,6 @@ func dotField(name string) string {
 		return "." + f
 	}
 	return f
-}
-
-type eventKind int
-
-const (
-	added eventKind = iota
-	changed
-	dropped
-	listChanged
-)
-
-type event struct {
-	kind  eventKind
-	path  tree.Path
-	from  any // in the sent object
-	value any // in the admitted object
-}
-
-// walk reports how b (admitted) differs from a (sent). A field that is null
-// in a and set in b counts as added, as a mutation fills it; a null that b
-// drops is no change.
-func walk(a, b any, fn func(event)) {
-	tree.Walk(a, b, nil, func(p tree.Path, x, y any, inA, inB bool) {
-		xl, xList := x.([]any)
-		yl, yList := y.([]any)
-		switch {
-		case !inB:
-			if x != nil {
-				fn(event{kind: dropped, path: p, from: x})
-			}
-		case !inA || x == nil:
-			fn(event{kind: added, path: p, value: y})
-		case xList && yList:
-			fn(event{kind: listChanged, path: p, from: len(xl), value: len(yl)})
-		default:
-			fn(event{kind: changed, path: p, from: x, value: y})
-		}
-	})
 }
 
 // jsonText is a value's canonical JSON (sorted keys; 1 and 1.0 alike).

@@ -138,3 +138,21 @@ func TestReach(t *testing.T) {
 		t.Errorf("absent parent: parents %d, set %d", p, s)
 	}
 }
+
+func TestDiff(t *testing.T) {
+	a := jsonObj(t, `{"a":1,"b":{"c":[1,2],"d":"x"},"f":null}`)
+	b := jsonObj(t, `{"a":1.0,"b":{"c":[1,3],"g":true},"f":{}}`)
+	var got []string
+	for _, c := range Diff(a, b) {
+		got = append(got, fmt.Sprintf("%s %s %v %v", c.Kind, c.Path, c.From, c.To))
+	}
+	want := []string{
+		"changed .b.c[1] 2 3",
+		"removed .b.d x <nil>",
+		"added .b.g <nil> true",
+		"changed .f <nil> map[]",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}
