@@ -40,9 +40,10 @@ func (o Origin) String() string {
 	return fmt.Sprintf("%s %s, %s (%s:%d)", o.Kind, name, o.Field, o.File, o.Line)
 }
 
-// Rule is one ignoreDifferences entry.
+// Rule is one ignoreDifferences entry, decoded as Argo CD decodes it, and
+// where it was written.
 type Rule struct {
-	Origin                Origin   `json:"origin"`
+	Origin                Origin   `json:"-"` // set by the reader, not decoded
 	Group                 string   `json:"group"`
 	Kind                  string   `json:"kind"`
 	Name                  string   `json:"name,omitempty"`
@@ -72,17 +73,6 @@ func (r *Rule) Target() string {
 		fmt.Fprintf(&b, ", namespace %s", r.Namespace)
 	}
 	return b.String()
-}
-
-// ignoreDiff is the shape of one entry, as Argo CD reads it.
-type ignoreDiff struct {
-	Group                 string   `json:"group,omitempty"`
-	Kind                  string   `json:"kind"`
-	Name                  string   `json:"name,omitempty"`
-	Namespace             string   `json:"namespace,omitempty"`
-	JSONPointers          []string `json:"jsonPointers,omitempty"`
-	JQPathExpressions     []string `json:"jqPathExpressions,omitempty"`
-	ManagedFieldsManagers []string `json:"managedFieldsManagers,omitempty"`
 }
 
 var knownEntryField = map[string]bool{"group": true, "kind": true, "name": true, "namespace": true, "jsonPointers": true, "jqPathExpressions": true, "managedFieldsManagers": true}
@@ -191,11 +181,11 @@ func (f *Found) addApp(o manifest.Object, spec map[string]any, field string, isS
 	if !ok || raw == nil {
 		return nil
 	}
-	var entries []ignoreDiff
+	var entries []Rule
 	if err := convert(raw, &entries); err != nil {
 		return fmt.Errorf("%s: %s %s: %s.ignoreDifferences: %v", o.Where(), origin.Kind, origin.Name, field, err)
 	}
-	for i, e := range entries {
+	for i := range entries {
 		if m, ok := asList(raw)[i].(map[string]any); ok {
 			for k := range m {
 				if !knownEntryField[k] {
@@ -203,10 +193,8 @@ func (f *Found) addApp(o manifest.Object, spec map[string]any, field string, isS
 				}
 			}
 		}
-		r := &Rule{Group: e.Group, Kind: e.Kind, Name: e.Name, Namespace: e.Namespace,
-			JSONPointers: e.JSONPointers, JQPathExpressions: e.JQPathExpressions, ManagedFieldsManagers: e.ManagedFieldsManagers,
-			DefaultNamespace: destNS}
-		r.Origin = origin
+		r := &entries[i]
+		r.Origin, r.DefaultNamespace = origin, destNS
 		r.Origin.Field = fmt.Sprintf("%s.ignoreDifferences[%d]", field, i)
 		f.Rules = append(f.Rules, r)
 	}

@@ -255,15 +255,10 @@ func auditRule(r *argocd.Rule, targets []*Target, defs *Defaults) *RuleReport {
 			continue
 		}
 		col := newCollector(c)
-		for _, t := range matched {
-			if t.docErr != nil {
-				col.errorf(t, "%v", t.docErr)
-				continue
-			}
+		col.visit(matched, func(t *Target) error {
 			path, exists, err := argocd.Pointer(t.doc, p)
 			if err != nil {
-				col.errorf(t, "%v", err)
-				continue
+				return err
 			}
 			if !exists {
 				if parent := missingParent(t.doc, path); parent != "" {
@@ -271,7 +266,8 @@ func auditRule(r *argocd.Rule, targets []*Target, defs *Defaults) *RuleReport {
 				}
 			}
 			col.add(t, path, exists, defs)
-		}
+			return nil
+		})
 		col.classify(r, defs, nil, true)
 	}
 	for _, e := range r.JQPathExpressions {
@@ -283,21 +279,14 @@ func auditRule(r *argocd.Rule, targets []*Target, defs *Defaults) *RuleReport {
 			continue
 		}
 		col := newCollector(c)
-		for _, t := range matched {
-			if t.docErr != nil {
-				col.errorf(t, "%v", t.docErr)
-				continue
-			}
+		col.visit(matched, func(t *Target) error {
 			paths, err := code.Paths(t.doc)
-			if err != nil {
-				col.errorf(t, "%v", err)
-				continue
-			}
 			for _, p := range paths {
 				_, exists := p.Lookup(t.doc)
 				col.add(t, p, exists, defs)
 			}
-		}
+			return err
+		})
 		var segs []tree.Seg
 		if s, err := tree.ParsePath(e); err == nil {
 			segs = s
@@ -328,6 +317,20 @@ func newCollector(c *Check) *collector { return &collector{c: c, seen: map[strin
 
 func (col *collector) errorf(t *Target, format string, a ...any) {
 	col.c.Errors = append(col.c.Errors, t.Object.ID()+": "+fmt.Sprintf(format, a...))
+}
+
+// visit runs fn on each of targets in its JSON form; where that form or fn
+// fails, Argo CD's patch fails on the object and removes nothing there.
+func (col *collector) visit(targets []*Target, fn func(t *Target) error) {
+	for _, t := range targets {
+		err := t.docErr
+		if err == nil {
+			err = fn(t)
+		}
+		if err != nil {
+			col.errorf(t, "%v", err)
+		}
+	}
 }
 
 func (col *collector) once(id, path string) bool {
