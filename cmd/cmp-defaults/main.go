@@ -24,7 +24,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/supervisor"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/entry"
+	"github.com/cmp-defaults/cmp-defaults/cmd/cmp-defaults/entry"
 )
 
 // Exit codes.
@@ -117,13 +117,8 @@ func mainerr(ctx context.Context, args, environ []string, stdin io.Reader, out *
 	return c, err
 }
 
-// run executes the CLI in this process, configured by its environment.
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return runEnv(ctx, args, os.Environ(), stdin, stdout, stderr, nil)
-}
-
 // runEnv executes the CLI, presents what the command returned and returns
-// the exit code.
+// the exit code. deadline, when set, hears of a run's timeout.
 func runEnv(ctx context.Context, args, environ []string, stdin io.Reader, stdout, stderr io.Writer, deadline func(time.Duration, string)) int {
 	var out bytes.Buffer
 	c, err := mainerr(ctx, args, environ, stdin, &out, stderr, deadline)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/argocd"
 	"github.com/cmp-defaults/cmp-defaults/internal/audit"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
@@ -39,12 +40,12 @@ func (a *Audit) Run(ctx context.Context, env *Env) (*Result, error) {
 		return nil, Usagef("name the Application or ApplicationSet files to audit (APP.yaml...), or --argocd-cm")
 	}
 	read, used := env.inputs(ctx, &a.Helm)
-	found, err := audit.Collect(a.Apps, a.ArgocdCM, read.All, func(file string) ([]byte, error) { return manifest.ReadFile(file, env.Sidecar.MaxInput) })
+	found, err := argocd.Collect(a.Apps, a.ArgocdCM, read.All, func(file string) ([]byte, error) { return manifest.ReadFile(file, env.Sidecar.MaxInput) })
 	if err != nil {
 		return nil, err
 	}
 	env.Warn(found.Warnings...)
-	var src *audit.AppSource
+	var src *argocd.Source
 	if len(found.Sources) > 0 {
 		src = &found.Sources[0]
 	}
@@ -74,7 +75,7 @@ func (a *Audit) Run(ctx context.Context, env *Env) (*Result, error) {
 
 // source renders (--source) or reads (--manifests) the application's
 // manifests and fills them with the --operator releases.
-func (a *Audit) source(ctx context.Context, env *Env, read func([]string) ([]manifest.Object, error), src *audit.AppSource) ([]*audit.Target, []*operators.Resolution, error) {
+func (a *Audit) source(ctx context.Context, env *Env, read func([]string) ([]manifest.Object, error), src *argocd.Source) ([]*audit.Target, []*operators.Resolution, error) {
 	if len(a.Refs) == 0 {
 		return nil, nil, Usagef("audit needs at least one --operator NAME@VERSION: the operator releases running in the cluster (or an Application whose source uses plugin cmp-defaults with its operators, and --source)")
 	}
@@ -85,7 +86,7 @@ func (a *Audit) source(ctx context.Context, env *Env, read func([]string) ([]man
 	var objs []manifest.Object
 	if a.Source != "" {
 		var opt render.Options
-		if opt, err = sourceDir(env, a.Source, a.RepoRoot, audit.Settings(src)); err == nil {
+		if opt, err = sourceDir(env, a.Source, a.RepoRoot, argocd.Settings(src)); err == nil {
 			opt.Warn = func(m string) { env.Warn(m) }
 			objs, err = render.Render(ctx, opt)
 		}
@@ -117,15 +118,14 @@ func sourceDir(env *Env, dir, repoRoot string, s render.Settings) (render.Option
 }
 
 // pluginSource renders an Application whose source names the cmp-defaults
-// plugin exactly as generate renders it (audit.PluginConfig, and the same
+// plugin exactly as generate renders it (argocd.Source.PluginConfig, and the same
 // render and fill). --operator, when given, overrides its operators.
-func (a *Audit) pluginSource(ctx context.Context, env *Env, src *audit.AppSource) ([]*audit.Target, []*operators.Resolution, error) {
-	app := src.Plugin
+func (a *Audit) pluginSource(ctx context.Context, env *Env, src *argocd.Source) ([]*audit.Target, []*operators.Resolution, error) {
 	dir, err := sourceDir(env, a.Source, a.RepoRoot, render.Settings{})
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := audit.PluginConfig(app, dir.Dir, dir.RepoRoot, env.Sidecar)
+	cfg, err := src.PluginConfig(dir.Dir, dir.RepoRoot, env.Sidecar)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -138,7 +138,7 @@ func (a *Audit) pluginSource(ctx context.Context, env *Env, src *audit.AppSource
 		}
 	}
 	if len(o.Refs) == 0 {
-		return nil, nil, Usagef("Application %s sets no operators for cmp-defaults (parameter operators or plugin env CMP_DEFAULTS_OPERATORS); give --operator NAME@VERSION", app.Name)
+		return nil, nil, Usagef("Application %s sets no operators for cmp-defaults (parameter operators or plugin env CMP_DEFAULTS_OPERATORS); give --operator NAME@VERSION", src.App)
 	}
 	// The job generate would run, named as audit's flags: an empty source
 	// is what it would be for generate (allow-empty).
@@ -155,7 +155,7 @@ func (a *Audit) pluginSource(ctx context.Context, env *Env, src *audit.AppSource
 // for the plugin, naming the file and field: an ApplicationSet often
 // templates them per cluster ("{{...}}"), which only --operator can stand
 // in for.
-func appOperators(src *audit.AppSource, cfg *plugin.Config) error {
+func appOperators(src *argocd.Source, cfg *plugin.Config) error {
 	field := src.Field + ".plugin.env CMP_DEFAULTS_OPERATORS"
 	if strings.HasPrefix(cfg.From["operators"], "parameter") {
 		field = src.Field + ".plugin.parameters operators"

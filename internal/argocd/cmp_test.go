@@ -1,4 +1,4 @@
-package audit
+package argocd
 
 import (
 	"reflect"
@@ -9,7 +9,7 @@ import (
 )
 
 func TestSettings(t *testing.T) {
-	opts := func(src *AppSource) render.Options {
+	opts := func(src *Source) render.Options {
 		o, err := render.NewOptions("/repo/app", "/repo", 0, Settings(src))
 		if err != nil {
 			t.Fatal(err)
@@ -20,20 +20,20 @@ func TestSettings(t *testing.T) {
 	if start.ReleaseName != "app" {
 		t.Fatalf("release name %q, want the directory's", start.ReleaseName)
 	}
-	if got := opts(&AppSource{}); !reflect.DeepEqual(got, start) {
+	if got := opts(&Source{}); !reflect.DeepEqual(got, start) {
 		t.Errorf("no Application source: options changed to %+v", got)
 	}
-	src := &AppSource{App: "{{name}}", Namespace: "ns", Include: "*.yaml", ValueFiles: []string{"v.yaml"},
+	src := &Source{App: "{{name}}", Namespace: "ns", Include: "*.yaml", ValueFiles: []string{"v.yaml"},
 		Parameters: []HelmParameter{{Name: "a", Value: "1"}, {Name: "b", Value: "2", ForceString: true}}}
 	got := opts(src)
 	if got.ReleaseName != "app" || got.Namespace != "ns" || got.Include != "*.yaml" || !reflect.DeepEqual(got.ValuesFiles, []string{"v.yaml"}) ||
 		!reflect.DeepEqual(got.Set, []string{"a=1"}) || !reflect.DeepEqual(got.SetString, []string{"b=2"}) {
 		t.Errorf("templated Application name: %+v", got)
 	}
-	if got := opts(&AppSource{App: "shop"}); got.ReleaseName != "shop" {
+	if got := opts(&Source{App: "shop"}); got.ReleaseName != "shop" {
 		t.Errorf("release name %q, want the Application's name, as Argo CD defaults it", got.ReleaseName)
 	}
-	if got := opts(&AppSource{App: "shop", ReleaseName: "r"}); got.ReleaseName != "r" {
+	if got := opts(&Source{App: "shop", ReleaseName: "r"}); got.ReleaseName != "r" {
 		t.Errorf("release name %q, want the one the Application sets", got.ReleaseName)
 	}
 }
