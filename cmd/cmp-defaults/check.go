@@ -7,7 +7,7 @@ import (
 )
 
 func (c *cli) checkCmd() *cobra.Command {
-	var o action.Check
+	o := action.NewCheck()
 	cmd := &cobra.Command{
 		Use:   "check --kubeconfig FILE [--context C] [--operator NAME@VERSION...] [DIR|FILE...|-]",
 		Short: "Check the filled manifests against a live cluster's admission (server-side dry run)",
@@ -37,7 +37,7 @@ verbs get, create and patch on the checked resources.
 Exit codes: 0 every object matches, 3 some object differs, 1 error, 2 usage.`,
 		Example: `  cmp-defaults check --kubeconfig ~/.kube/config --context prod --operator external-secrets@2.5.0 apps/datadog
   helm template my-chart | cmp-defaults check --operator cert-manager@1.19.1 -o json -`,
-		RunE: c.runs(&o, func(args []string) { o.Args = args }),
+		RunE: c.runs(o, func(args []string) { o.Args = args }),
 	}
 	addClusterSource(cmd.Flags(), &o.ClusterSource)
 	addOutput(cmd, new(string), "output format", "text", "json")
@@ -45,7 +45,7 @@ Exit codes: 0 every object matches, 3 some object differs, 1 error, 2 usage.`,
 }
 
 func (c *cli) profilesLearn() *cobra.Command {
-	var o action.Learn
+	o := action.NewLearn()
 	cmd := &cobra.Command{
 		Use:   "learn --kubeconfig FILE [--context C] --as NAME@VERSION [--operator OP@VER...] [DIR|FILE...|-]",
 		Short: "Keep what a cluster's admission adds (webhooks) as a profile of mutations",
@@ -87,7 +87,7 @@ Exit codes: 0 a profile was learned, 1 error or nothing to learn, 2 usage.`,
   cmp-defaults profiles learn --context prod --as prod-webhooks@2026.12.1 --write ./my-profiles \
     --report learn-report.json manifests.yaml
   helm template my-chart | cmp-defaults profiles learn --as prod-webhooks@1.0.0 -`,
-		RunE: c.runs(&o, func(args []string) { o.Args, o.SourceDateEpoch = args, c.Getenv("SOURCE_DATE_EPOCH") }),
+		RunE: c.runs(o, func(args []string) { o.Args, o.SourceDateEpoch = args, c.Getenv("SOURCE_DATE_EPOCH") }),
 	}
 	f := cmd.Flags()
 	addClusterSource(f, &o.ClusterSource)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -87,7 +86,7 @@ func addDirHelm(f *pflag.FlagSet, h *action.Helm) {
 func addCluster(f *pflag.FlagSet, o *cluster.Options) {
 	f.StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig file (default $KUBECONFIG, then ~/.kube/config)")
 	f.StringVar(&o.Context, "context", "", "kubeconfig context (default: the current context)")
-	f.DurationVar(&o.Timeout, "request-timeout", 30*time.Second, "timeout of each request to the API server")
+	f.DurationVar(&o.Timeout, "request-timeout", cluster.DefaultTimeout, "timeout of each request to the API server")
 	f.BoolVar(&o.NoExec, "no-exec-plugin", false, "refuse a kubeconfig whose user runs a credential plugin (users[].user.exec), which is otherwise run as kubectl runs it")
 }
 
@@ -97,7 +96,7 @@ func addClusterSource(f *pflag.FlagSet, o *action.ClusterSource) {
 	addOperators(f, &o.Operators)
 	addCluster(f, &o.Cluster)
 	f.StringVarP(&o.Namespace, "namespace", "n", "", "namespace of objects that have none, and Helm's release namespace (default: the context's namespace)")
-	f.StringVar(&o.FieldManager, "field-manager", "argocd-controller", "field manager of the dry-run applies")
+	f.StringVar(&o.FieldManager, "field-manager", o.FieldManager, "field manager of the dry-run applies")
 	f.BoolVar(&o.AllKinds, "all-kinds", false, "include built-in kinds (core, apps, *.k8s.io, ...), skipped by default")
 	f.StringVar(&o.RepoRoot, "repo-root", "", "repository root for a DIR source; nothing outside it is read (default: nearest parent with .git, else DIR)")
 	addHelm(f, &o.Helm, "DIR source: ", false)

@@ -29,6 +29,12 @@ type ClusterSource struct {
 	Args         []string
 }
 
+// newClusterSource has the defaults of the flags: Argo CD's field manager
+// and the client's request timeout.
+func newClusterSource() ClusterSource {
+	return ClusterSource{FieldManager: "argocd-controller", Cluster: cluster.Options{Timeout: cluster.DefaultTimeout}}
+}
+
 // connect connects and reads the source; ns is where
 // objects without a namespace go.
 func (s *ClusterSource) connect(ctx context.Context, env *Env) (cl *cluster.Client, ns string, objs []manifest.Object, err error) {
@@ -64,6 +70,9 @@ func (s *ClusterSource) SourceOptions(env *Env, dir, ns string, cl *cluster.Clie
 type Check struct {
 	ClusterSource
 }
+
+// NewCheck is a check with the defaults of the flags.
+func NewCheck() *Check { return &Check{ClusterSource: newClusterSource()} }
 
 func (c *Check) Run(ctx context.Context, env *Env) (*Result, error) {
 	if c.FieldManager == "" {
@@ -104,6 +113,9 @@ type Learn struct {
 	// dry run; "": the same as the first.
 	SecondContext string
 }
+
+// NewLearn is a learning run with the defaults of the flags.
+func NewLearn() *Learn { return &Learn{ClusterSource: newClusterSource()} }
 
 func (l *Learn) Run(ctx context.Context, env *Env) (*Result, error) {
 	name, version, err := learn.ParseAs(l.As)

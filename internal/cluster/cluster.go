@@ -34,6 +34,9 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
+// DefaultTimeout bounds each request to the API server.
+const DefaultTimeout = 30 * time.Second
+
 // Options select the cluster.
 type Options struct {
 	Kubeconfig string        // path; empty: $KUBECONFIG, then ~/.kube/config, then in-cluster
@@ -109,7 +112,7 @@ func Connect(ctx context.Context, opt Options) (*Client, error) {
 	cfg.QPS, cfg.Burst = 50, 100
 	cfg.Timeout = opt.Timeout
 	if cfg.Timeout == 0 {
-		cfg.Timeout = 30 * time.Second
+		cfg.Timeout = DefaultTimeout
 	}
 	cfg.UserAgent = "cmp-defaults"
 	cfg.WarningHandler = rest.NoWarnings{}
