@@ -3,6 +3,7 @@ package action
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"time"
 
@@ -17,7 +18,7 @@ import (
 // Job is one resolved render and fill of a source directory: what the
 // pipeline runs, and how messages name its settings (flags on the command
 // line; under Argo CD the parameter or variable that set each one). It is
-// built before anything runs, by RenderJob from flags or GenerateJob from
+// built before anything runs, by Render.Job from flags or GenerateJob from
 // the CMP environment.
 type Job struct {
 	pipeline.Job
@@ -114,7 +115,7 @@ func GenerateJob(environ []string, wd string, side plugin.Sidecar) (Job, []strin
 // administrator's defaults for every application.
 func sidecarDefaults(n plugin.Names) []string {
 	var out []string
-	for k := range n.From {
+	for _, k := range slices.Sorted(maps.Keys(n.From)) {
 		if len(n.ByUser([]string{k})) == 0 {
 			out = append(out, k)
 		}
@@ -125,6 +126,7 @@ func sidecarDefaults(n plugin.Names) []string {
 // cmpJob is the job of a CMP configuration (generate's, or an audited
 // Application's): it renders and refuses an empty result as generate does.
 func cmpJob(cfg *plugin.Config, sel operators.Selection, maxInput int64) pipeline.Job {
+	// AppDir is absolute already: NewOptions cannot fail.
 	src, _ := render.NewOptions(cfg.AppDir, cfg.RepoRoot, maxInput, render.Settings{
 		ValuesFiles: cfg.ValuesFiles, Values: cfg.Values, Set: cfg.Set, Namespace: cfg.Namespace,
 		Include: cfg.Include, Exclude: cfg.Exclude, KubeVersion: cfg.KubeVersion, APIVersions: cfg.APIVersions})
