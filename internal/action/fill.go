@@ -45,9 +45,8 @@ func (f *Fill) Run(ctx context.Context, env *Env) (*Result, error) {
 	env.deadline(f.Timeout, flags.Of("timeout"))
 	r, used := env.inputs(ctx, &f.Helm)
 	st := pipeline.Stream{Timeout: f.Timeout, TimeoutName: flags.Of("timeout"), Format: f.Format, Out: &out,
-		Store: env.store, Releases: res, Strict: f.Strict}
-	ws, err := st.Run(ctx, e, func(fn func(manifest.Object) error) error { return r.Each(f.Args, fn) })
-	env.Warn(ws...)
+		Store: env.store, Releases: res, Strict: f.Strict, Warnings: &env.Warnings}
+	err = st.Run(ctx, e, func(fn func(manifest.Object) error) error { return r.Each(f.Args, fn) })
 	var strict *pipeline.StrictError
 	if errors.As(err, &strict) {
 		return nil, strictError(flags, strict.Msg)

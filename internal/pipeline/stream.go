@@ -25,20 +25,21 @@ type Stream struct {
 	Store    *operators.Store
 	Releases []*operators.Resolution
 	Strict   bool
+	// Warnings has the warnings about the objects appended as they arise,
+	// among those of the reading (the caller's) in the order of the input.
+	Warnings *[]string
 }
 
-// Run fills every object each reads with e, under s.Timeout and ctx, and
-// returns the warnings about the objects.
-func (s Stream) Run(parent context.Context, e *defaults.Engine, each func(func(manifest.Object) error) error) ([]string, error) {
+// Run fills every object each reads with e, under s.Timeout and ctx.
+func (s Stream) Run(parent context.Context, e *defaults.Engine, each func(func(manifest.Object) error) error) error {
 	enc, err := manifest.NewEncoder(s.Out, s.Format)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ctx, cancel := context.WithTimeout(parent, s.Timeout)
 	defer cancel()
 	e = e.WithContext(ctx)
 	var u Unserved
-	var warnings []string
 	err = each(func(ob manifest.Object) error {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
@@ -50,17 +51,17 @@ func (s Stream) Run(parent context.Context, e *defaults.Engine, each func(func(m
 		if s.Strict && len(ws) > 0 {
 			return &StrictError{ws[0]}
 		}
-		warnings = append(warnings, ws...)
+		*s.Warnings = append(*s.Warnings, ws...)
 		return enc.Encode(ob)
 	})
 	if cause := context.Cause(ctx); cause != nil {
 		if errors.Is(cause, context.DeadlineExceeded) {
-			return warnings, fmt.Errorf("gave up after %s while filling; raise %s if the input is meant to be this large", s.Timeout, s.TimeoutName)
+			return fmt.Errorf("gave up after %s while filling; raise %s if the input is meant to be this large", s.Timeout, s.TimeoutName)
 		}
-		return warnings, cause
+		return cause
 	}
 	if err != nil {
-		return warnings, err
+		return err
 	}
-	return warnings, enc.Close()
+	return enc.Close()
 }
