@@ -68,7 +68,6 @@ type Result struct {
 	// StoreRead says the store was read by this run (not Job.Store): its
 	// warnings are among Warnings.
 	StoreRead bool
-	Kind      render.Kind
 	Warnings  []string
 	Filled    [][]defaults.Filled // with Job.Record: by object index
 	Output    []byte              // with Job.Format: the encoded stream
@@ -97,10 +96,9 @@ func Run(parent context.Context, job Job) (*Result, error) {
 	ctx, cancel := context.WithTimeout(parent, job.Timeout)
 	defer cancel()
 	r := &Result{Store: job.Store}
-	warn := func(m string) { r.Warnings = append(r.Warnings, m) }
 	ropt := job.Source
 	ropt.Timeout = 0 // the run's deadline covers the render
-	ropt.Warn = warn
+	ropt.Warn = func(m string) { r.Warnings = append(r.Warnings, m) }
 	step := "loading profiles"
 	fail := func(err error) (*Result, error) {
 		if cause := context.Cause(ctx); errors.Is(cause, guard.ErrMemory) {
@@ -147,7 +145,7 @@ func Run(parent context.Context, job Job) (*Result, error) {
 	if err != nil {
 		return fail(err)
 	}
-	ropt.Kind, r.Kind = kind, kind
+	ropt.Kind = kind
 	if unused := chosen(render.Unused(kind, ropt, job.ReleaseNameSet, job.NamespaceSet), job.Defaults); len(unused) > 0 {
 		return fail(&UnusedError{Kind: kind, Dir: ropt.Dir, Unused: unused})
 	}
