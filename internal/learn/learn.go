@@ -90,7 +90,22 @@ type Result struct {
 
 // Build learns the mutations the observations agree on.
 func Build(obs []Observation) *Result {
-	b := &builder{adds: map[int]map[string]any{}, unstable: map[int]map[string]bool{}, groups: map[string]*group{}, findings: map[string]*Finding{}}
+	return build(obs, nil)
+}
+
+// Build learns the mutations the observations agree on, with the
+// variations' conditions as candidate deciders.
+func (v *Variations) Build(obs []Observation) *Result {
+	return build(obs, v.evalConditions(obs))
+}
+
+func newBuilder() *builder {
+	return &builder{adds: map[int]map[string]any{}, unstable: map[int]map[string]bool{}, groups: map[string]*group{}, findings: map[string]*Finding{}}
+}
+
+func build(obs []Observation, conds []condition) *Result {
+	b := newBuilder()
+	b.conds = conds
 	for i := range obs {
 		b.observe(i, &obs[i])
 	}
@@ -135,6 +150,7 @@ type builder struct {
 	unstable map[int]map[string]bool
 	groups   map[string]*group
 	findings map[string]*Finding
+	conds    []condition // candidate deciders on the whole object
 }
 
 func (b *builder) observe(i int, o *Observation) {
@@ -290,6 +306,9 @@ func (b *builder) decide(obs []Observation, g *group) ([]Rule, *Finding) {
 		}
 		return rules, nil
 	}
+	if c, ok := b.deciding(slots); ok {
+		return conditioned(g, slots, c, rule), nil
+	}
 	f := &Finding{APIVersion: g.apiVersion, Kind: g.kind, Path: g.path, Reason: ReasonObjects}
 	var vals []string
 	for v, n := range outcomes {
@@ -347,6 +366,51 @@ func (b *builder) conditional(g *group, slots []slot, sib string, rule func(path
 			when = cond
 		}
 		out = append(out, rule(g.path, when, match))
+	}
+	return out
+}
+
+// deciding finds the first condition whose value decides the outcome of
+// every slot, with at least two outcomes and a value seen more than once.
+func (b *builder) deciding(slots []slot) (condition, bool) {
+next:
+	for _, c := range b.conds {
+		outcome := map[string]string{}
+		count := map[string]int{}
+		for _, s := range slots {
+			k := c.values[s.obs]
+			if o, seen := outcome[k]; seen && o != s.outcome {
+				continue next
+			}
+			outcome[k] = s.outcome
+			count[k]++
+		}
+		distinct := map[string]bool{}
+		repeated := false
+		for k, o := range outcome {
+			distinct[o] = true
+			repeated = repeated || count[k] > 1
+		}
+		if len(distinct) > 1 && repeated {
+			return c, true
+		}
+	}
+	return condition{}, false
+}
+
+// conditioned keeps one rule per value of the condition c that leads to an
+// addition, with the condition in 'when'.
+func conditioned(g *group, slots []slot, c condition, rule func(path, when string, match []slot) Rule) []Rule {
+	byVal := map[string][]slot{}
+	for _, s := range slots {
+		k := c.values[s.obs]
+		byVal[k] = append(byVal[k], s)
+	}
+	var out []Rule
+	for _, k := range slices.Sorted(maps.Keys(byVal)) {
+		if match := byVal[k]; match[0].outcome != "" {
+			out = append(out, rule(g.path, "("+c.expr+") == "+k, match))
+		}
 	}
 	return out
 }
@@ -450,7 +514,7 @@ const maxVariants = 200
 // slot that got the field and one that did not. Dry-run too, they leave
 // only the sibling that really decides with a consistent outcome.
 func Variants(obs []Observation) []Variant {
-	b := &builder{adds: map[int]map[string]any{}, unstable: map[int]map[string]bool{}, groups: map[string]*group{}, findings: map[string]*Finding{}}
+	b := newBuilder()
 	for i := range obs {
 		b.observe(i, &obs[i])
 	}
