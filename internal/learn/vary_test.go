@@ -157,3 +157,56 @@ func TestParseVariationsErrors(t *testing.T) {
 		}
 	}
 }
+
+// A default that copies a value derived from elsewhere in the object (the
+// tablespace owner follows the bootstrap owner): learned only where the
+// condition's value leads to one value on several inputs and is not that
+// value (no owner stated: "app"); the copies of an owner's name are
+// reported.
+func TestVariationsPartialCondition(t *testing.T) {
+	v, err := ParseVariations("vary.yaml", []byte(`apiVersion: cmp-defaults.io/v1alpha1
+kind: LearnVariations
+vary:
+  - path: .spec.owner
+    values: [shop, ledger]
+  - path: .spec.items
+    values: [[{name: x}, {name: y, owner: z}]]
+conditions: [.spec.owner]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeds := []manifest.Object{{Data: gadget(t, "a", `{items: [{name: i}]}`)}, {Data: gadget(t, "b", `{mode: ha, items: [{name: j}]}`)}}
+	objs, err := v.Generate(seeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admitOwner := func(obj map[string]any) map[string]any {
+		o := runtime.DeepCopyJSON(obj)
+		spec := o["spec"].(map[string]any)
+		owner, ok := spec["owner"].(string)
+		if !ok {
+			owner = "app"
+		}
+		for _, it := range spec["items"].([]any) {
+			if m := it.(map[string]any); m["owner"] == nil {
+				m["owner"] = owner
+			}
+		}
+		return o
+	}
+	res := v.Build(observeWith(admitOwner, objs))
+	got := ruleTexts(res)
+	if want := []string{`.spec.items[].owner = "app" when (.spec.owner) == null`}; !reflect.DeepEqual(got, want) {
+		t.Errorf("rules: %v, want %v", got, want)
+	}
+	reported := false
+	for _, f := range res.Findings {
+		if f.Path == ".spec.items[].owner" && f.Reason == ReasonCopy && f.Ignore != nil && strings.Contains(f.Why, "copies the value of (.spec.owner)") {
+			reported = true
+		}
+	}
+	if !reported {
+		t.Errorf("the owners seen once are not reported: %+v", res.Findings)
+	}
+}
