@@ -11,6 +11,7 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
 // KindVariations is the kind of a variations file ('profiles learn --vary').
@@ -49,7 +50,7 @@ type Dimension struct {
 	// Values: null removes the field.
 	Values []any `json:"values"`
 
-	segs []operators.Seg
+	segs []tree.Seg
 }
 
 // ParseVariations reads and checks a variations file.
@@ -66,11 +67,11 @@ func ParseVariations(name string, b []byte) (*Variations, error) {
 	}
 	for i := range v.Vary {
 		d := &v.Vary[i]
-		segs, err := operators.ParsePath(d.Path)
+		segs, err := tree.ParsePath(d.Path)
 		if err != nil {
 			return nil, fmt.Errorf("%s: vary[%d].path: %v", name, i, err)
 		}
-		if len(segs) == 0 || slices.ContainsFunc(segs, func(s operators.Seg) bool { return s.Iter }) {
+		if len(segs) == 0 || slices.ContainsFunc(segs, func(s tree.Seg) bool { return s.Iter }) {
 			return nil, fmt.Errorf("%s: vary[%d].path %s: a field path without [] is needed", name, i, d.Path)
 		}
 		if len(d.Values) == 0 {
@@ -134,7 +135,7 @@ func (v *Variations) Generate(seeds []manifest.Object) ([]manifest.Object, error
 
 // setField sets the field at segs in obj to val (creating missing parent
 // objects), or removes it when val is nil.
-func setField(obj map[string]any, segs []operators.Seg, val any) {
+func setField(obj map[string]any, segs []tree.Seg, val any) {
 	m := obj
 	for _, s := range segs[:len(segs)-1] {
 		next, ok := m[s.Name].(map[string]any)
@@ -203,7 +204,7 @@ func Touched(obs []Observation) []Variant {
 			continue
 		}
 		for i := range obs {
-			p := make(operators.Path, len(g.gen))
+			p := make(tree.Path, len(g.gen))
 			for j, s := range g.gen {
 				p[j] = s.Name
 			}
