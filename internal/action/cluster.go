@@ -133,6 +133,16 @@ func (l *Learn) Run(env *Env) error {
 	if len(res) == 0 {
 		env.Warn("no --operator selected: CRD schema defaults the cluster adds are learned as mutations too; select the operators' releases to learn only what the webhooks add")
 	}
+	var vary *learn.Variations
+	if l.Vary != "" {
+		b, err := input.ReadFile(l.Vary, env.Sidecar.MaxInput)
+		if err != nil {
+			return fmt.Errorf("--vary: %v", err)
+		}
+		if vary, err = learn.ParseVariations(l.Vary, b); err != nil {
+			return fmt.Errorf("--vary: %v", err)
+		}
+	}
 	cl, ns, objs, err := l.connect(env)
 	if err != nil {
 		return err
@@ -146,16 +156,6 @@ func (l *Learn) Run(env *Env) error {
 		}
 		if second.Host != cl.Host {
 			return Usagef("--second-context %s names another API server (%s, not %s): both dry runs must reach the same cluster", l.SecondContext, second.Host, cl.Host)
-		}
-	}
-	var vary *learn.Variations
-	if l.Vary != "" {
-		b, err := input.ReadFile(l.Vary, env.Sidecar.MaxInput)
-		if err != nil {
-			return fmt.Errorf("--vary: %v", err)
-		}
-		if vary, err = learn.ParseVariations(l.Vary, b); err != nil {
-			return fmt.Errorf("--vary: %v", err)
 		}
 	}
 	rep, p, err := learn.Run(env.Ctx, cl, second, e, res, objs, learn.Options{Operator: name, Version: version, Namespace: ns, FieldManager: l.FieldManager, AllKinds: l.AllKinds, Time: at, Vary: vary})
