@@ -112,6 +112,8 @@ type Learn struct {
 	// SecondContext: the kubeconfig context (another user) of the second
 	// dry run; "": the same as the first.
 	SecondContext string
+	// Vary is a variations file: inputs generated from the objects.
+	Vary string
 }
 
 // NewLearn is a learning run with the defaults of the flags.
@@ -139,6 +141,16 @@ func (l *Learn) Run(ctx context.Context, env *Env) (*Result, error) {
 	if len(res) == 0 {
 		env.Warn("no --operator selected: CRD schema defaults the cluster adds are learned as mutations too; select the operators' releases to learn only what the webhooks add")
 	}
+	var vary *learn.Variations
+	if l.Vary != "" {
+		b, err := manifest.ReadFile(l.Vary, env.Sidecar.MaxInput)
+		if err != nil {
+			return nil, fmt.Errorf("--vary: %v", err)
+		}
+		if vary, err = learn.ParseVariations(l.Vary, b); err != nil {
+			return nil, fmt.Errorf("--vary: %v", err)
+		}
+	}
 	cl, ns, objs, err := l.connect(ctx, env)
 	if err != nil {
 		return nil, err
@@ -154,7 +166,7 @@ func (l *Learn) Run(ctx context.Context, env *Env) (*Result, error) {
 			return nil, Usagef("--second-context %s names another API server (%s, not %s): both dry runs must reach the same cluster", l.SecondContext, second.Host, cl.Host)
 		}
 	}
-	rep, p, err := learn.Run(ctx, cl, second, e, res, objs, learn.Options{Operator: name, Version: version, Namespace: ns, FieldManager: l.FieldManager, AllKinds: l.AllKinds, Time: at})
+	rep, p, err := learn.Run(ctx, cl, second, e, res, objs, learn.Options{Operator: name, Version: version, Namespace: ns, FieldManager: l.FieldManager, AllKinds: l.AllKinds, Time: at, Vary: vary})
 	if err != nil {
 		return nil, err
 	}

@@ -41,10 +41,17 @@ type operatorWebhook struct {
 // ends (the webhook exits when its stdin closes).
 func startOperatorWebhook(t *testing.T, name string, env ...string) *operatorWebhook {
 	t.Helper()
+	return startOperatorWebhookBuild(t, name, nil, env...)
+}
+
+// startOperatorWebhookBuild is startOperatorWebhook with go build flags:
+// another release's go.mod (-modfile) and the build tags its API needs.
+func startOperatorWebhookBuild(t *testing.T, name string, flags []string, env ...string) *operatorWebhook {
+	t.Helper()
 	start := time.Now()
 	src := filepath.Join("..", "webhook-"+name)
 	bin := filepath.Join(t.TempDir(), "webhook-"+name)
-	build := exec.Command("go", "build", "-o", bin, ".")
+	build := exec.Command("go", append(append([]string{"build"}, flags...), "-o", bin, ".")...)
 	build.Dir = src
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building %s: %v\n%s", src, err, out)
@@ -76,7 +83,13 @@ func startOperatorWebhook(t *testing.T, name string, env ...string) *operatorWeb
 	if err := json.Unmarshal([]byte(line), w); err != nil {
 		t.Fatalf("webhook-%s: %v: %q", name, err, line)
 	}
-	list := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", w.Module)
+	var modfile []string
+	for _, f := range flags {
+		if strings.HasPrefix(f, "-modfile=") {
+			modfile = append(modfile, f)
+		}
+	}
+	list := exec.Command("go", append(append([]string{"list"}, modfile...), "-m", "-f", "{{.Dir}}", w.Module)...)
 	list.Dir = src
 	out, err := list.Output()
 	if err != nil {
