@@ -25,7 +25,7 @@ func webhooks(e *entry, m *mirror, rels []release) ([]operators.Webhook, error) 
 	open := map[string]int{} // webhook name -> its entry in out, if it ran up to the previous release
 	found := false
 	for _, r := range rels {
-		hooks, ok, err := m.mutatingWebhooks(r.tag, file, e.Groups)
+		hooks, ok, err := m.mutatingWebhooks(r.ref, file, e.Groups)
 		if err != nil {
 			return nil, err
 		}
