@@ -25,19 +25,13 @@ type entry struct {
 	Mirror     string       `yaml:"mirror"`
 	Tags       tagFilter    `yaml:"tags"`
 	Paths      []pathSpec   `yaml:"paths"`
-	Webhooks   webhookSrc   `yaml:"webhooks"`
-	Webhook    *webhookSpec `yaml:"webhook"`
+	Webhooks   *webhookSpec `yaml:"webhooks"`
 }
 
-// webhookSrc is where a mirror's install manifests register the operator's
-// mutating webhooks.
-type webhookSrc struct {
-	File string `yaml:"file"`
-}
-
-// webhookSpec is where an operator's mutating admission is described: its
-// MutatingWebhookConfiguration in the repository at each tag, and the Go
-// module whose defaulting scripts/learn-webhooks.sh runs and learns from.
+// webhookSpec is where an operator's mutating admission is described: the
+// install manifest that registers its MutatingWebhookConfiguration, read at
+// each tag, and, when its defaults are learned, the Go module whose
+// defaulting scripts/learn-webhooks.sh serves and learns from.
 type webhookSpec struct {
 	Manifest string `yaml:"manifest"`
 	Module   string `yaml:"module"`
@@ -91,12 +85,12 @@ func (e *entry) validate() error {
 	if e.Name == "" || e.Repository == "" || len(e.Groups) == 0 || len(e.Paths) == 0 {
 		return fmt.Errorf("name, repository, groups and paths are required")
 	}
-	if e.Webhook != nil && (e.Webhook.Manifest == "" || e.Webhook.Module == "" || e.Source != "mirror") {
-		return fmt.Errorf("webhook needs manifest and module, and a mirror source")
+	if e.Webhooks != nil && (e.Webhooks.Manifest == "" || e.Source != "mirror") {
+		return fmt.Errorf("webhooks needs a manifest and a mirror source")
 	}
 	switch e.Source {
 	case "dir":
-		if len(e.Paths) != 1 || e.Mirror != "" || e.Tags.Pattern != "" || e.Webhooks.File != "" {
+		if len(e.Paths) != 1 || e.Mirror != "" || e.Tags.Pattern != "" {
 			return fmt.Errorf("a dir source has one path and no mirror, tags or webhooks")
 		}
 	case "mirror":

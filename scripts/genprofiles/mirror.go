@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path"
@@ -14,9 +13,7 @@ import (
 	"strings"
 	"time"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
@@ -170,7 +167,8 @@ func generateMirror(e *entry, m *mirror, learnedDir string) (map[string][]byte, 
 	if err != nil {
 		return nil, err
 	}
-	mutations := map[string]string{} // tag -> where its learned mutations come from
+	mutations := map[string]string{}             // tag -> where its learned mutations come from
+	relHooks := map[string][]operators.Webhook{} // tag -> its manifest's webhooks, for tags that have the manifest
 	files := map[string][]byte{}
 	var prev *operators.Profile
 	var points []string
@@ -207,10 +205,15 @@ func generateMirror(e *entry, m *mirror, learnedDir string) (map[string][]byte, 
 		}
 		p.Channel = e.Channel
 		learned := ""
-		if e.Webhook != nil {
-			if err := m.markWebhooks(r.ref, e.Webhook.Manifest, all, p); err != nil {
+		if e.Webhooks != nil {
+			hooks, ok, err := m.mutatingWebhooks(r.ref, e.Webhooks.Manifest, e.Groups)
+			if err != nil {
 				return nil, err
 			}
+			if ok {
+				relHooks[r.tag] = hooks
+			}
+			markWebhooks(hooks, all, p)
 			if learned, err = addLearned(learnedDir, e.Name, r.tag, p); err != nil {
 				return nil, err
 			}
@@ -240,8 +243,8 @@ func generateMirror(e *entry, m *mirror, learnedDir string) (map[string][]byte, 
 		prev = p
 	}
 	var hooks []operators.Webhook
-	if e.Webhooks.File != "" {
-		if hooks, err = webhooks(e, m, rels); err != nil {
+	if e.Webhooks != nil {
+		if hooks, err = webhookRanges(e.Webhooks.Manifest, rels, relHooks); err != nil {
 			return nil, err
 		}
 	}
@@ -253,36 +256,22 @@ func generateMirror(e *entry, m *mirror, learnedDir string) (map[string][]byte, 
 	return files, nil
 }
 
-// markWebhooks names, on each resource of p, the mutating webhook of the
-// release's manifest that matches it (group, version and the CRD's plural).
-func (m *mirror) markWebhooks(tag, manifest string, crds []apiextv1.CustomResourceDefinition, p *operators.Profile) error {
-	data, err := m.git("show", tag+":"+manifest)
-	if err != nil {
-		return err
-	}
+// markWebhooks names, on each resource of p, the mutating webhook that
+// matches it on create or update (group, version and the CRD's plural).
+func markWebhooks(hooks []operators.Webhook, crds []apiextv1.CustomResourceDefinition, p *operators.Profile) {
 	plural := map[string]string{}
 	for _, c := range crds {
 		plural[c.Spec.Group+"/"+c.Spec.Names.Kind] = c.Spec.Names.Plural
 	}
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	for {
-		var cfg admissionregistrationv1.MutatingWebhookConfiguration
-		if err := dec.Decode(&cfg); err != nil {
-			if err == io.EOF {
-				return nil
+	for _, h := range hooks {
+		for _, rule := range h.Rules {
+			if !matches(rule.Operations, "CREATE") && !matches(rule.Operations, "UPDATE") {
+				continue
 			}
-			return fmt.Errorf("%s:%s: %v", tag, manifest, err)
-		}
-		if cfg.Kind != "MutatingWebhookConfiguration" {
-			continue
-		}
-		for _, w := range cfg.Webhooks {
-			for _, rule := range w.Rules {
-				for i := range p.Resources {
-					res := &p.Resources[i]
-					if matches(rule.APIGroups, res.Group) && matches(rule.APIVersions, res.Version) && matches(rule.Resources, plural[res.Group+"/"+res.Kind]) {
-						res.Webhook = w.Name
-					}
+			for i := range p.Resources {
+				res := &p.Resources[i]
+				if matches(rule.APIGroups, res.Group) && matches(rule.APIVersions, res.Version) && matches(rule.Resources, plural[res.Group+"/"+res.Kind]) {
+					res.Webhook = h.Name
 				}
 			}
 		}

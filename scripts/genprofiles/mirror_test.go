@@ -222,8 +222,9 @@ func webhookManifest(hooks map[string]string) string {
 	return b.String()
 }
 
-// The webhooks of the operator's groups are recorded per run of releases
-// over which their rules stay the same; others (Pods, validating) are not.
+// The webhooks of the operator's groups are recorded in the index per run
+// of releases over which their rules stay the same, and on each release's
+// resources they match; others (Pods, validating, subresources) are not.
 func TestWebhooks(t *testing.T) {
 	const file = "config/webhook/manifests.yaml"
 	crd := gizmoCRD("example.com", "Slow")
@@ -237,29 +238,12 @@ func TestWebhooks(t *testing.T) {
 	e := entry{Name: "gizmo", Repository: "github.com/example/gizmo", Groups: []string{"example.com"}, Source: "mirror", Mirror: "example+gizmo",
 		Tags:     tagFilter{Pattern: `^v[0-9]+\.[0-9]+\.[0-9]+$`, From: "v1.0.0", To: "v1.3.0"},
 		Paths:    []pathSpec{{From: "v1.0.0", Dir: "crds"}},
-		Webhooks: webhookSrc{File: file},
+		Webhooks: &webhookSpec{Manifest: file},
 	}
 	if err := e.validate(); err != nil {
 		t.Fatal(err)
 	}
 	m := newMirror(git)
-	rels, err := m.releases(&e.Tags)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hooks, err := webhooks(&e, m, rels)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, h := range hooks {
-		got = append(got, fmt.Sprintf("%s %s..%s %v", h.Name, h.From, h.To, h.Rules[0].Resources))
-	}
-	want := "mgizmo v1.1.0..v1.2.0 [gizmos], mgizmo v1.3.0..v1.3.0 [gizmos/scale], mwidget v1.2.0..v1.3.0 [widgets]"
-	if strings.Join(got, ", ") != want {
-		t.Errorf("webhooks:\n got %s\nwant %s", strings.Join(got, ", "), want)
-	}
-	// The index carries them, and the store reads them back.
 	files, err := generateMirror(&e, m, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -268,12 +252,32 @@ func TestWebhooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ix.Webhooks) != 3 || ix.Webhooks[0].File != file || ix.Webhooks[0].Rules[0].Operations[1] != "UPDATE" {
+	var got []string
+	for _, h := range ix.Webhooks {
+		got = append(got, fmt.Sprintf("%s %s..%s %v", h.Name, h.From, h.To, h.Rules[0].Resources))
+	}
+	want := "mgizmo v1.1.0..v1.2.0 [gizmos], mgizmo v1.3.0..v1.3.0 [gizmos/scale], mwidget v1.2.0..v1.3.0 [widgets]"
+	if strings.Join(got, ", ") != want {
+		t.Errorf("webhooks:\n got %s\nwant %s", strings.Join(got, ", "), want)
+	}
+	if ix.Webhooks[0].File != file || ix.Webhooks[0].Rules[0].Operations[1] != "UPDATE" {
 		t.Errorf("index webhooks: %+v", ix.Webhooks)
 	}
+	// Each release's profile names the webhook that writes its resource.
+	marks := map[string]string{}
+	for _, r := range ix.Releases {
+		p, err := operators.ParseProfile(r.Profile, files[r.Profile+".yaml"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		marks[r.Version] = p.Resources[0].Webhook + " (" + r.Mutations + ")"
+	}
+	if g, w := fmt.Sprint(marks), "map[v1.0.0: (none learned) v1.1.0:mgizmo (none learned) v1.2.0:mgizmo (none learned) v1.3.0: (none learned)]"; g != w {
+		t.Errorf("marks:\n got %s\nwant %s", g, w)
+	}
 	// A file at no release is a mistake in the catalog, not an absence.
-	e.Webhooks.File = "config/webhooks/manifests.yaml"
-	if _, err := webhooks(&e, m, rels); err == nil || !strings.Contains(err.Error(), "config/webhooks/manifests.yaml is at none of the releases v1.0.0..v1.3.0") {
+	e.Webhooks.Manifest = "config/webhooks/manifests.yaml"
+	if _, err := generateMirror(&e, m, t.TempDir()); err == nil || !strings.Contains(err.Error(), "config/webhooks/manifests.yaml is at none of the releases v1.0.0..v1.3.0") {
 		t.Errorf("missing file: %v", err)
 	}
 }

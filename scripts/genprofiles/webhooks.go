@@ -16,22 +16,15 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
 
-// webhooks reads the entry's install manifest at every release and returns
-// the mutating webhooks that match the operator's own API groups, one entry
-// per run of consecutive releases over which a webhook's rules stay the same.
-func webhooks(e *entry, m *mirror, rels []release) ([]operators.Webhook, error) {
-	file := e.Webhooks.File
+// webhookRanges turns the webhooks each release's manifest registers
+// (byTag, for the tags that have the file) into one entry per webhook and
+// run of consecutive releases over which its rules stay the same.
+func webhookRanges(file string, rels []release, byTag map[string][]operators.Webhook) ([]operators.Webhook, error) {
 	var out []operators.Webhook
 	open := map[string]int{} // webhook name -> its entry in out, if it ran up to the previous release
-	found := false
 	for _, r := range rels {
-		hooks, ok, err := m.mutatingWebhooks(r.ref, file, e.Groups)
-		if err != nil {
-			return nil, err
-		}
-		found = found || ok
 		next := map[string]int{}
-		for _, h := range hooks {
+		for _, h := range byTag[r.tag] {
 			if i, ok := open[h.Name]; ok && reflect.DeepEqual(out[i].Rules, h.Rules) {
 				out[i].To = r.tag
 				next[h.Name] = i
@@ -43,7 +36,7 @@ func webhooks(e *entry, m *mirror, rels []release) ([]operators.Webhook, error) 
 		}
 		open = next
 	}
-	if !found {
+	if len(byTag) == 0 {
 		return nil, fmt.Errorf("webhooks: %s is at none of the releases %s..%s", file, rels[0].tag, rels[len(rels)-1].tag)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
