@@ -9,4 +9,4 @@
 # Maintainers only: needs the Go module proxy.
 set -euo pipefail
 cd "$(dirname "$0")/../test/e2e/apiserver"
-E2E_LEARN_WRITE=1 exec go test -count=1 -run 'TestCNPGWebhook/learn$' .
+E2E_LEARN_WRITE=1 exec go test -count=1 -run 'Test(CNPG|Knative)Webhook/learn$' .

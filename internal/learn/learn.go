@@ -278,9 +278,19 @@ func (b *builder) decide(obs []Observation, g *group) ([]Rule, *Finding) {
 	}
 	if sib, ok := discriminator(slots); ok {
 		rules := b.conditional(g, slots, sib, rule)
-		// A value equal to the deciding sibling's is a copy of it.
+		// A value equal to the deciding sibling's, or to another sibling's
+		// in every slot that got it, is a copy of it.
 		var kept []Rule
 		for _, r := range rules {
+			var got []slot
+			for _, s := range slots {
+				if s.outcome == jsonText(r.Value) {
+					got = append(got, s)
+				}
+			}
+			if _, copy := copied(got); copy {
+				continue
+			}
 			if !strings.HasSuffix(r.When, " == "+jsonText(r.Value)) && !strings.Contains(r.Path, " == "+jsonText(r.Value)+")") {
 				kept = append(kept, r)
 			}
@@ -316,7 +326,7 @@ func (b *builder) decide(obs []Observation, g *group) ([]Rule, *Finding) {
 func (b *builder) conditional(g *group, slots []slot, sib string, rule func(path, when string, match []slot) Rule) []Rule {
 	byVal := map[string][]slot{}
 	for _, s := range slots {
-		k := sibKey(s.parent[sib])
+		k := condKey(sib, s.parent[sib])
 		byVal[k] = append(byVal[k], s)
 	}
 	keys := make([]string, 0, len(byVal))
@@ -385,7 +395,8 @@ func sibKey(v any) string {
 // deciders lists, sorted by name, the sibling fields whose value (or
 // presence) decides the outcome of every slot, with at least two outcomes.
 // A sibling whose every value is seen once may be a coincidence (a name per
-// object): Variants tells which.
+// object): Variants tells which. An identifying sibling decides by its
+// presence only.
 func deciders(slots []slot) (fits []string, repeated map[string]bool) {
 	names := map[string]bool{}
 	for _, s := range slots {
@@ -399,7 +410,7 @@ next:
 		outcome := map[string]string{}
 		count := map[string]int{}
 		for _, s := range slots {
-			k := sibKey(s.parent[sib])
+			k := condKey(sib, s.parent[sib])
 			if o, seen := outcome[k]; seen && o != s.outcome {
 				continue next
 			}
@@ -418,6 +429,26 @@ next:
 		}
 	}
 	return fits, repeated
+}
+
+// condKey is sibKey, but an identifying sibling counts as present or null.
+func condKey(sib string, v any) string {
+	if identifying(sib) && v != nil {
+		return present
+	}
+	return sibKey(v)
+}
+
+// identifying says whether a sibling names one thing (its name, the name
+// of another object, an image, a host): a rule conditioned on its value
+// fits the objects that were learned from and no one else's, so it is no
+// default, whatever the evidence; only its presence may decide.
+func identifying(sib string) bool {
+	switch sib {
+	case "name", "image", "host", "hosts":
+		return true
+	}
+	return strings.HasSuffix(sib, "Name")
 }
 
 // discriminator finds the first sibling (by name) that decides every slot

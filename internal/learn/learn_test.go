@@ -274,15 +274,35 @@ func TestBuildNotLearned(t *testing.T) {
 func TestDiscriminatorNeedsEvidence(t *testing.T) {
 	// Each sibling value seen once: a value per object, not a condition.
 	slots := []slot{
-		{parent: map[string]any{"name": "a"}, outcome: "1"},
-		{parent: map[string]any{"name": "b"}, outcome: ""},
+		{parent: map[string]any{"mode": "a"}, outcome: "1"},
+		{parent: map[string]any{"mode": "b"}, outcome: ""},
 	}
 	if s, ok := discriminator(slots); ok {
 		t.Errorf("found %q from one slot per value", s)
 	}
-	slots = append(slots, slot{parent: map[string]any{"name": "a"}, outcome: "1"})
-	if s, ok := discriminator(slots); !ok || s != "name" {
-		t.Errorf("got %q %v, want name", s, ok)
+	slots = append(slots, slot{parent: map[string]any{"mode": "a"}, outcome: "1"})
+	if s, ok := discriminator(slots); !ok || s != "mode" {
+		t.Errorf("got %q %v, want mode", s, ok)
+	}
+}
+
+// TestIdentifyingNeverDecides: a name, another object's name, an image or
+// a host is never a condition, however often a value repeats (Knative's
+// readiness probe is not a default of one image).
+func TestIdentifyingNeverDecides(t *testing.T) {
+	for _, sib := range []string{"name", "image", "host", "hosts", "revisionName", "secretName"} {
+		slots := []slot{
+			{parent: map[string]any{sib: "a"}, outcome: "1"},
+			{parent: map[string]any{sib: "a"}, outcome: "1"},
+			{parent: map[string]any{sib: "b"}, outcome: ""},
+			{parent: map[string]any{sib: "b"}, outcome: ""},
+		}
+		if s, ok := discriminator(slots); ok {
+			t.Errorf("%s decides: %q", sib, s)
+		}
+		if fits, _ := deciders(slots); len(fits) > 0 {
+			t.Errorf("%s is a candidate: %v", sib, fits)
+		}
 	}
 }
 
@@ -361,8 +381,8 @@ func TestVariantsFindTheDecidingSibling(t *testing.T) {
 	finding(t, Build(obs), ".spec.target.immutable", ReasonObjects)
 
 	vs := Variants(obs)
-	if len(vs) != 4 {
-		t.Fatalf("want 4 variants (creationPolicy and name, each way), got %d: %+v", len(vs), vs)
+	if len(vs) != 2 {
+		t.Fatalf("want 2 variants (creationPolicy each way; the name never decides), got %d: %+v", len(vs), vs)
 	}
 	var objs []map[string]any
 	for _, v := range vs {

@@ -213,10 +213,10 @@ func generateMirror(e *entry, m *mirror, learnedDir string) (map[string][]byte, 
 			if ok {
 				relHooks[r.tag] = hooks
 			}
-			markWebhooks(hooks, all, p)
-			if learned, err = addLearned(learnedDir, e.Name, r.tag, p); err != nil {
+			if learned, err = addLearned(learnedDir, e.Name, r.tag, all, p); err != nil {
 				return nil, err
 			}
+			markWebhooks(hooks, all, p)
 			mutations[r.tag] = "none learned"
 			if learned != "" {
 				mutations[r.tag] = "learned from " + learned
@@ -284,8 +284,9 @@ func matches(list []string, s string) bool {
 
 // addLearned adds the mutations learned for a release
 // (<learnedDir>/<operator>/<tag>.yaml, written by scripts/learn-webhooks.sh)
-// to p, and returns the module they were learned from ("" for none).
-func addLearned(learnedDir, op, tag string, p *operators.Profile) (string, error) {
+// to p, and returns the module they were learned from ("" for none). A kind
+// the CRDs serve without schema defaults (Knative's Route) is added to p.
+func addLearned(learnedDir, op, tag string, crds []apiextv1.CustomResourceDefinition, p *operators.Profile) (string, error) {
 	file := filepath.Join(learnedDir, op, tag+".yaml")
 	data, err := os.ReadFile(file)
 	if os.IsNotExist(err) {
@@ -305,12 +306,31 @@ func addLearned(learnedDir, op, tag string, p *operators.Profile) (string, error
 		i := slices.IndexFunc(p.Resources, func(r operators.Resource) bool {
 			return r.Group == lr.Group && r.Version == lr.Version && r.Kind == lr.Kind
 		})
+		if i < 0 && served(crds, lr.Group, lr.Version, lr.Kind) {
+			p.Resources = append(p.Resources, operators.Resource{Group: lr.Group, Version: lr.Version, Kind: lr.Kind})
+			i = len(p.Resources) - 1
+		}
 		if i < 0 {
 			return "", fmt.Errorf("%s: %s/%s %s is not served by the release's CRDs", file, lr.Group, lr.Version, lr.Kind)
 		}
 		p.Resources[i].Mutations = lr.Mutations
 	}
+	operators.SortResources(p.Resources)
 	return lp.Learned.Module, nil
+}
+
+func served(crds []apiextv1.CustomResourceDefinition, group, version, kind string) bool {
+	for _, c := range crds {
+		if c.Spec.Group != group || c.Spec.Names.Kind != kind {
+			continue
+		}
+		for _, v := range c.Spec.Versions {
+			if v.Name == version && v.Served {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func skipped(globs []string, base string) bool {
