@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 	"github.com/cmp-defaults/cmp-defaults/profiles"
 )
 
@@ -104,7 +105,7 @@ func TestCompiledLoadsAsYAML(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if operators.FormatPath(segs) == "" {
+					if tree.FormatPath(segs) == "" {
 						t.Fatalf("%s: %s has no parsed path", yp[i].File, d.Path)
 					}
 				}

@@ -24,7 +24,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/supervisor"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/entry"
+	"github.com/cmp-defaults/cmp-defaults/cmd/cmp-defaults/entry"
 )
 
 // Exit codes.
@@ -111,11 +111,6 @@ func mainerr(ctx context.Context, args, environ []string, stdin io.Reader, out *
 		return usageHint{err, path}
 	}
 	return err
-}
-
-// run executes the CLI in this process, configured by its environment.
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return runEnv(ctx, args, os.Environ(), stdin, stdout, stderr, nil)
 }
 
 // runEnv executes the CLI and returns the exit code. Output is buffered

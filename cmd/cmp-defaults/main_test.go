@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"io"
 	"os"
 	"testing"
 
@@ -31,4 +33,10 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// run executes the CLI in this process, configured by the test's
+// environment.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runEnv(ctx, args, os.Environ(), stdin, stdout, stderr, nil)
 }

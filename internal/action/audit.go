@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/argocd"
 	"github.com/cmp-defaults/cmp-defaults/internal/audit"
 	"github.com/cmp-defaults/cmp-defaults/internal/input"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
@@ -41,12 +42,12 @@ func (a *Audit) Run(env *Env) error {
 		return Usagef("name the Application or ApplicationSet files to audit (APP.yaml...), or --argocd-cm")
 	}
 	read, used := env.inputs(&a.Helm)
-	found, err := audit.Collect(a.Apps, a.ArgocdCM, read.All, func(file string) ([]byte, error) { return input.ReadFile(file, env.Sidecar.MaxInput) })
+	found, err := argocd.Collect(a.Apps, a.ArgocdCM, read.All, func(file string) ([]byte, error) { return input.ReadFile(file, env.Sidecar.MaxInput) })
 	if err != nil {
 		return err
 	}
 	env.Warn(found.Warnings...)
-	var src *audit.AppSource
+	var src *argocd.Source
 	if len(found.Sources) > 0 {
 		src = &found.Sources[0]
 	}
@@ -81,7 +82,7 @@ func (a *Audit) Run(env *Env) error {
 
 // source renders (--source) or reads (--manifests) the application's
 // manifests and fills them with the --operator releases.
-func (a *Audit) source(env *Env, read func([]string) ([]manifest.Object, error), src *audit.AppSource) ([]*audit.Target, []*operators.Resolution, error) {
+func (a *Audit) source(env *Env, read func([]string) ([]manifest.Object, error), src *argocd.Source) ([]*audit.Target, []*operators.Resolution, error) {
 	if len(a.Refs) == 0 {
 		return nil, nil, Usagef("audit needs at least one --operator NAME@VERSION: the operator releases running in the cluster (or an Application whose source uses plugin cmp-defaults with its operators, and --source)")
 	}
@@ -107,10 +108,10 @@ func (a *Audit) source(env *Env, read func([]string) ([]manifest.Object, error),
 }
 
 // SourceOptions are the render options of an Application's source
-// (audit.SourceOptions).
-func SourceOptions(env *Env, dir, repoRoot string, src *audit.AppSource) (render.Options, error) {
+// (argocd.SourceOptions).
+func SourceOptions(env *Env, dir, repoRoot string, src *argocd.Source) (render.Options, error) {
 	opt, err := sourceDir(env, dir, repoRoot)
-	return audit.SourceOptions(opt, src), err
+	return argocd.SourceOptions(opt, src), err
 }
 
 // sourceDir checks that --source is a directory and starts its render
@@ -131,15 +132,14 @@ func sourceDir(env *Env, dir, repoRoot string) (render.Options, error) {
 }
 
 // pluginSource renders an Application whose source names the cmp-defaults
-// plugin exactly as generate renders it (audit.PluginConfig, and the same
+// plugin exactly as generate renders it (argocd.Source.PluginConfig, and the same
 // render and fill). --operator, when given, overrides its operators.
-func (a *Audit) pluginSource(env *Env, src *audit.AppSource) ([]*audit.Target, []*operators.Resolution, error) {
-	app := src.Plugin
+func (a *Audit) pluginSource(env *Env, src *argocd.Source) ([]*audit.Target, []*operators.Resolution, error) {
 	dir, err := sourceDir(env, a.Source, a.RepoRoot)
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := audit.PluginConfig(app, dir.Dir, dir.RepoRoot)
+	cfg, err := src.PluginConfig(dir.Dir, dir.RepoRoot)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -152,7 +152,7 @@ func (a *Audit) pluginSource(env *Env, src *audit.AppSource) ([]*audit.Target, [
 		}
 	}
 	if len(o.Refs) == 0 {
-		return nil, nil, Usagef("Application %s sets no operators for cmp-defaults (parameter operators or plugin env CMP_DEFAULTS_OPERATORS); give --operator NAME@VERSION", app.Name)
+		return nil, nil, Usagef("Application %s sets no operators for cmp-defaults (parameter operators or plugin env CMP_DEFAULTS_OPERATORS); give --operator NAME@VERSION", src.App)
 	}
 	var rec audit.Recorder
 	objs, res, err := env.renderFill(runOf(cfg, env.selection(o, o.Refs)), rec.Record)
@@ -166,7 +166,7 @@ func (a *Audit) pluginSource(env *Env, src *audit.AppSource) ([]*audit.Target, [
 // for the plugin, naming the file and field: an ApplicationSet often
 // templates them per cluster ("{{...}}"), which only --operator can stand
 // in for.
-func appOperators(src *audit.AppSource, cfg *plugin.Config) error {
+func appOperators(src *argocd.Source, cfg *plugin.Config) error {
 	field := src.Field + ".plugin.env CMP_DEFAULTS_OPERATORS"
 	if strings.HasPrefix(cfg.From["operators"], "parameter") {
 		field = src.Field + ".plugin.parameters operators"

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/audit"
+	"github.com/cmp-defaults/cmp-defaults/internal/argocd"
 	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
@@ -32,7 +32,7 @@ func TestSourceOptionsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	audited, err := SourceOptions(env, dir, "", &audit.AppSource{})
+	audited, err := SourceOptions(env, dir, "", &argocd.Source{})
 	if err != nil {
 		t.Fatal(err)
 	}

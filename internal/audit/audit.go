@@ -1,3 +1,7 @@
+// Package audit checks Argo CD ignoreDifferences rules (read and evaluated
+// by internal/argocd) against filled manifests: which rules cmp-defaults
+// makes redundant, which still hide something cmp-defaults cannot fill, and
+// which match nothing at all.
 package audit
 
 import (
@@ -7,9 +11,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/argocd"
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
 // Status is the verdict on one expression of a rule.
@@ -41,7 +47,7 @@ type Target struct {
 
 	doc    map[string]any
 	docErr error
-	filled []operators.Path // Filled's paths, parsed; nil where one does not parse
+	filled []tree.Path // Filled's paths, parsed; nil where one does not parse
 }
 
 // Field is one ignored field of one object.
@@ -62,7 +68,7 @@ type Field struct {
 	// field absent from Git was an admission default, e.g. "2.3.0–2.6.x".
 	History string `json:"defaultIn,omitempty"`
 
-	path operators.Path
+	path tree.Path
 }
 
 // Check is the verdict on one jsonPointer, jqPathExpression or
@@ -90,16 +96,16 @@ type ObjectRef struct {
 
 // RuleReport is the audit of one ignoreDifferences entry.
 type RuleReport struct {
-	Origin    Origin      `json:"origin"`
-	Group     string      `json:"group"`
-	Kind      string      `json:"kind"`
-	Name      string      `json:"name,omitempty"`
-	Namespace string      `json:"namespace,omitempty"`
-	Matched   []ObjectRef `json:"matched"`
-	Hint      string      `json:"hint,omitempty"`
-	Checks    []*Check    `json:"checks"`
+	Origin    argocd.Origin `json:"origin"`
+	Group     string        `json:"group"`
+	Kind      string        `json:"kind"`
+	Name      string        `json:"name,omitempty"`
+	Namespace string        `json:"namespace,omitempty"`
+	Matched   []ObjectRef   `json:"matched"`
+	Hint      string        `json:"hint,omitempty"`
+	Checks    []*Check      `json:"checks"`
 
-	rule *Rule
+	rule *argocd.Rule
 }
 
 // Summary counts checks by status.
@@ -136,7 +142,7 @@ type Report struct {
 // operator releases; their default paths tell apart fields the profiles
 // would fill from fields only a controller writes.
 // hist, when set, tells in which other releases a field was a default.
-func Run(rules []*Rule, targets []*Target, res []*operators.Resolution, hist *History) *Report {
+func Run(rules []*argocd.Rule, targets []*Target, res []*operators.Resolution, hist *History) *Report {
 	rep := &Report{Operators: []Operator{}, Objects: len(targets), Rules: []*RuleReport{}}
 	for _, r := range res {
 		op := Operator{Name: r.Operator, Release: r.Requested}
@@ -177,16 +183,16 @@ func (t *Target) prepare() {
 	if t.doc != nil || t.docErr != nil {
 		return
 	}
-	t.doc, t.docErr = jsonDoc(t.Object.Data)
+	t.doc, t.docErr = argocd.JSONDoc(t.Object.Data)
 	t.filled = t.filled[:0]
 	for _, f := range t.Filled {
-		p, _ := operators.ParseConcrete(f.Path)
+		p, _ := tree.ParseConcrete(f.Path)
 		t.filled = append(t.filled, p)
 	}
 }
 
 // covering finds the filled record at leaf or above it.
-func (t *Target) covering(leaf operators.Path) *defaults.Filled {
+func (t *Target) covering(leaf tree.Path) *defaults.Filled {
 	// The deepest filled path: an object default is filled before its
 	// children's defaults, and a child filled by its own rule is that
 	// rule's, not the object default's.
@@ -206,7 +212,7 @@ func (t *Target) apiVersionKind() (string, string) {
 	return av, k
 }
 
-func auditRule(r *Rule, targets []*Target, defs *Defaults) *RuleReport {
+func auditRule(r *argocd.Rule, targets []*Target, defs *Defaults) *RuleReport {
 	rr := &RuleReport{Origin: r.Origin, Group: r.Group, Kind: r.Kind, Name: r.Name, Namespace: r.Namespace, Matched: []ObjectRef{}, Checks: []*Check{}, rule: r}
 	var matched []*Target
 	for _, t := range targets {
@@ -243,21 +249,16 @@ func auditRule(r *Rule, targets []*Target, defs *Defaults) *RuleReport {
 	}
 	for _, p := range r.JSONPointers {
 		c := newCheck("jsonPointer", p)
-		if _, _, err := pointer(map[string]any{}, p); err != nil {
+		if _, _, err := argocd.Pointer(map[string]any{}, p); err != nil {
 			c.Status = Invalid
 			c.Reason = err.Error() + "; Argo CD's remove patch does not find the field, so it ignores nothing: write it as /" + strings.TrimLeft(p, "/")
 			continue
 		}
 		col := newCollector(c)
-		for _, t := range matched {
-			if t.docErr != nil {
-				col.errorf(t, "%v", t.docErr)
-				continue
-			}
-			path, exists, err := pointer(t.doc, p)
+		col.visit(matched, func(t *Target) error {
+			path, exists, err := argocd.Pointer(t.doc, p)
 			if err != nil {
-				col.errorf(t, "%v", err)
-				continue
+				return err
 			}
 			if !exists {
 				if parent := missingParent(t.doc, path); parent != "" {
@@ -265,35 +266,29 @@ func auditRule(r *Rule, targets []*Target, defs *Defaults) *RuleReport {
 				}
 			}
 			col.add(t, path, exists, defs)
-		}
+			return nil
+		})
 		col.classify(r, defs, nil, true)
 	}
 	for _, e := range r.JQPathExpressions {
 		c := newCheck("jqPathExpression", e)
-		code, err := compileJQ(e)
+		code, err := argocd.CompileJQ(e)
 		if err != nil {
 			c.Status = Invalid
 			c.Reason = fmt.Sprintf("not a valid jq path expression (%v); Argo CD cannot build its diff normalizer and the application's comparison fails", err)
 			continue
 		}
 		col := newCollector(c)
-		for _, t := range matched {
-			if t.docErr != nil {
-				col.errorf(t, "%v", t.docErr)
-				continue
-			}
-			paths, err := code.paths(t.doc)
-			if err != nil {
-				col.errorf(t, "%v", err)
-				continue
-			}
+		col.visit(matched, func(t *Target) error {
+			paths, err := code.Paths(t.doc)
 			for _, p := range paths {
 				_, exists := p.Lookup(t.doc)
 				col.add(t, p, exists, defs)
 			}
-		}
-		var segs []operators.Seg
-		if s, err := operators.ParsePath(e); err == nil {
+			return err
+		})
+		var segs []tree.Seg
+		if s, err := tree.ParsePath(e); err == nil {
 			segs = s
 		}
 		col.classify(r, defs, &staticPath{segs: segs, targets: matched}, false)
@@ -308,7 +303,7 @@ func auditRule(r *Rule, targets []*Target, defs *Defaults) *RuleReport {
 }
 
 type staticPath struct {
-	segs    []operators.Seg
+	segs    []tree.Seg
 	targets []*Target
 }
 
@@ -324,6 +319,20 @@ func (col *collector) errorf(t *Target, format string, a ...any) {
 	col.c.Errors = append(col.c.Errors, t.Object.ID()+": "+fmt.Sprintf(format, a...))
 }
 
+// visit runs fn on each of targets in its JSON form; where that form or fn
+// fails, Argo CD's patch fails on the object and removes nothing there.
+func (col *collector) visit(targets []*Target, fn func(t *Target) error) {
+	for _, t := range targets {
+		err := t.docErr
+		if err == nil {
+			err = fn(t)
+		}
+		if err != nil {
+			col.errorf(t, "%v", err)
+		}
+	}
+}
+
 func (col *collector) once(id, path string) bool {
 	k := id + "\x00" + path
 	if col.seen[k] {
@@ -333,7 +342,7 @@ func (col *collector) once(id, path string) bool {
 	return true
 }
 
-func (col *collector) add(t *Target, p operators.Path, exists bool, defs *Defaults) {
+func (col *collector) add(t *Target, p tree.Path, exists bool, defs *Defaults) {
 	id := t.Object.ID()
 	if !exists {
 		path := p.String()
@@ -348,7 +357,7 @@ func (col *collector) add(t *Target, p operators.Path, exists bool, defs *Defaul
 		col.c.Remaining = append(col.c.Remaining, Field{Object: id, Path: path, Reason: NotInGit, History: defs.history(av, k, p), path: p})
 		return
 	}
-	var ls []operators.Path
+	var ls []tree.Path
 	v, _ := p.Lookup(t.doc)
 	leaves(v, p, &ls)
 	for _, l := range ls {
@@ -366,7 +375,7 @@ func (col *collector) add(t *Target, p operators.Path, exists bool, defs *Defaul
 	}
 }
 
-func (col *collector) classify(r *Rule, defs *Defaults, sp *staticPath, asPointer bool) {
+func (col *collector) classify(r *argocd.Rule, defs *Defaults, sp *staticPath, asPointer bool) {
 	c := col.c
 	filled, inGit, notInGit := 0, 0, 0
 	for _, f := range c.Filled {
@@ -475,7 +484,7 @@ func keepExpressions(remaining []Field, asPointer bool) []string {
 }
 
 // jsonPointer writes a path as an RFC 6901 pointer.
-func jsonPointer(p operators.Path) string {
+func jsonPointer(p tree.Path) string {
 	var b strings.Builder
 	for _, s := range p {
 		b.WriteByte('/')
@@ -491,7 +500,7 @@ func jsonPointer(p operators.Path) string {
 
 // missingParent names the first missing ancestor of the field at p, as a
 // JSON pointer; "" when the parent exists.
-func missingParent(doc any, p operators.Path) string {
+func missingParent(doc any, p tree.Path) string {
 	for i := 1; i < len(p); i++ {
 		if _, ok := p[:i].Lookup(doc); !ok {
 			return jsonPointer(p[:i])
@@ -501,20 +510,20 @@ func missingParent(doc any, p operators.Path) string {
 }
 
 // hint explains why a rule matched nothing when a near miss exists.
-func hint(r *Rule, targets []*Target) string {
+func hint(r *argocd.Rule, targets []*Target) string {
 	groups := map[string]bool{}
 	var names []string
 	for _, t := range targets {
-		g, k := groupKind(t.Object.Data)
+		g, k := argocd.GroupKind(t.Object.Data)
 		if !strings.EqualFold(k, r.Kind) {
 			continue
 		}
-		if !matchGlob(r.Group, g) || !matchGlob(r.Kind, k) {
+		if !argocd.MatchGlob(r.Group, g) || !argocd.MatchGlob(r.Kind, k) {
 			groups[fmt.Sprintf("group %q, kind %s", g, k)] = true
 			continue
 		}
-		n := meta(t.Object.Data, "name")
-		if ns := meta(t.Object.Data, "namespace"); ns != "" {
+		n := argocd.Meta(t.Object.Data, "name")
+		if ns := argocd.Meta(t.Object.Data, "namespace"); ns != "" {
 			n = ns + "/" + n
 		}
 		names = append(names, n)

@@ -7,6 +7,7 @@ import (
 	"golang.org/x/mod/semver"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
 // Defaults knows the CRD schema default paths of the selected profiles, to
@@ -20,7 +21,7 @@ type Defaults struct {
 }
 
 type pattern struct {
-	segs []operators.Seg
+	segs []tree.Seg
 	maps map[int]bool // indexes of [] steps that iterate map values
 	rule string
 	by   *By
@@ -45,13 +46,13 @@ func NewDefaults(res []*operators.Resolution) *Defaults {
 				d.webhooks[rs.Group+" "+rs.Kind] = rs.Webhook + " (" + by.String() + ")"
 			}
 			for _, df := range rs.Defaults {
-				segs, err := operators.ParsePath(df.Path)
+				segs, err := tree.ParsePath(df.Path)
 				if err != nil {
 					continue // profiles are validated on load
 				}
 				p := pattern{segs: segs, maps: map[int]bool{}, rule: df.Path, by: by}
 				for j, s := range segs {
-					if s.Iter && maps[operators.FormatPath(segs[:j])] {
+					if s.Iter && maps[tree.FormatPath(segs[:j])] {
 						p.maps[j] = true
 					}
 				}
@@ -65,7 +66,7 @@ func NewDefaults(res []*operators.Resolution) *Defaults {
 				if !ok {
 					continue
 				}
-				segs, err := operators.ParsePath(sk)
+				segs, err := tree.ParsePath(sk)
 				if err != nil {
 					continue
 				}
@@ -129,7 +130,7 @@ func fieldBy(op, release, profile string) *By {
 
 // Match finds the default rule whose path covers the concrete path p in an
 // object of the given apiVersion and kind.
-func (d *Defaults) Match(apiVersion, kind string, p operators.Path) (rule string, by *By, ok bool) {
+func (d *Defaults) Match(apiVersion, kind string, p tree.Path) (rule string, by *By, ok bool) {
 	if d == nil {
 		return "", nil, false
 	}
@@ -141,7 +142,7 @@ func (d *Defaults) Match(apiVersion, kind string, p operators.Path) (rule string
 	return "", nil, false
 }
 
-func (pt pattern) match(p operators.Path) bool {
+func (pt pattern) match(p tree.Path) bool {
 	if len(p) != len(pt.segs) {
 		return false
 	}
@@ -172,13 +173,13 @@ func (pt pattern) match(p operators.Path) bool {
 
 // MatchPattern finds the default rule with exactly the path segs (a jq
 // path such as .spec.data[].remoteRef.nullBytePolicy).
-func (d *Defaults) MatchPattern(apiVersion, kind string, segs []operators.Seg) (rule string, by *By, ok bool) {
+func (d *Defaults) MatchPattern(apiVersion, kind string, segs []tree.Seg) (rule string, by *By, ok bool) {
 	if d == nil {
 		return "", nil, false
 	}
-	want := operators.FormatPath(segs)
+	want := tree.FormatPath(segs)
 	for _, pt := range d.kinds[apiVersion+" "+kind] {
-		if operators.FormatPath(pt.segs) == want {
+		if tree.FormatPath(pt.segs) == want {
 			return pt.rule, pt.by, true
 		}
 	}
@@ -226,7 +227,7 @@ func (h *History) releases(op string) []releaseDefaults {
 
 // history names the release ranges of the selected operators in which the
 // concrete path p was a default, e.g. "2.3.0–2.6.x"; "" when none.
-func (d *Defaults) history(apiVersion, kind string, p operators.Path) string {
+func (d *Defaults) history(apiVersion, kind string, p tree.Path) string {
 	if d == nil || d.hist == nil {
 		return ""
 	}

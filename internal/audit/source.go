@@ -1,58 +1,13 @@
 package audit
 
 import (
-	"fmt"
-	"strings"
+	"maps"
+	"slices"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
-	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
-	"github.com/cmp-defaults/cmp-defaults/internal/render"
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
-
-// SourceOptions adds to opt, started for the source's directory, the
-// Application's Helm settings and directory include/exclude, so the
-// source renders as Argo CD renders it for that Application.
-func SourceOptions(opt render.Options, src *AppSource) render.Options {
-	if src == nil {
-		return opt
-	}
-	opt.Include, opt.Exclude = src.Include, src.Exclude
-	opt.ValuesFiles = src.ValueFiles
-	opt.Values = src.Values
-	opt.Namespace = src.Namespace
-	switch {
-	case src.ReleaseName != "":
-		opt.ReleaseName = src.ReleaseName
-	case src.App != "" && !templated(src.App):
-		opt.ReleaseName = src.App // Argo CD's default release name
-	}
-	for _, p := range src.Parameters {
-		if p.ForceString {
-			opt.SetString = append(opt.SetString, p.Name+"="+p.Value)
-		} else {
-			opt.Set = append(opt.Set, p.Name+"="+p.Value)
-		}
-	}
-	return opt
-}
-
-// PluginConfig is the configuration generate reads for an Application
-// that names the cmp-defaults plugin, from the environment
-// argocd-cmp-server would build for it (parameters, plugin env, name and
-// destination), with dir the source directory and repoRoot its repository.
-func PluginConfig(app *plugin.Application, dir, repoRoot string) (*plugin.Config, error) {
-	env, err := app.Environ()
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := plugin.FromEnv(env, dir)
-	if err != nil {
-		return nil, fmt.Errorf("the plugin settings of Application %s (spec.source.plugin): %v", app.Name, err)
-	}
-	cfg.RepoRoot = repoRoot
-	return cfg, nil
-}
 
 // Recorder collects the fields filled into each object, by index, as
 // defaults.Engine and the pipeline report them.
@@ -89,51 +44,26 @@ func FillTargets(e *defaults.Engine, objs []manifest.Object) ([]*Target, error) 
 	return r.Targets(objs), nil
 }
 
-// Collect reads the ignoreDifferences rules of the Application and
-// ApplicationSet files apps and of the argocd-cm files cms, with read;
-// readFile gives each rule its line. A file that has none of them is an
-// error: the user named the wrong one.
-func Collect(apps, cms []string, read func([]string) ([]manifest.Object, error), readFile func(string) ([]byte, error)) (*Found, error) {
-	found := &Found{}
-	if len(apps) > 0 {
-		objs, err := read(apps)
-		if err != nil {
-			return nil, err
+// leaves lists the paths of every leaf under p (p itself for a scalar,
+// null, or an empty object or list), in key order.
+func leaves(x any, p tree.Path, out *[]tree.Path) {
+	switch v := x.(type) {
+	case map[string]any:
+		if len(v) == 0 {
+			break
 		}
-		if found, err = Extract(objs); err != nil {
-			return nil, err
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			leaves(v[k], p.Child(k), out)
 		}
-		if found.Apps == 0 && found.ConfigMaps == 0 {
-			return nil, fmt.Errorf("%s: no Argo CD Application, ApplicationSet or argocd-cm ConfigMap found", strings.Join(apps, ", "))
+		return
+	case []any:
+		if len(v) == 0 {
+			break
 		}
+		for i, e := range v {
+			leaves(e, p.Child(i), out)
+		}
+		return
 	}
-	for _, f := range cms {
-		objs, err := read([]string{f})
-		if err != nil {
-			return nil, err
-		}
-		if err := found.addConfigMaps(f, objs); err != nil {
-			return nil, err
-		}
-	}
-	found.SetLines(readFile)
-	return found, nil
-}
-
-// addConfigMaps adds the ignoreDifferences keys of the ConfigMaps among
-// objs, read from file; a file without one is an error.
-func (f *Found) addConfigMaps(file string, objs []manifest.Object) error {
-	n := 0
-	for _, ob := range objs {
-		if k, _ := ob.Data["kind"].(string); k == "ConfigMap" {
-			if err := f.AddConfigMap(ob); err != nil {
-				return err
-			}
-			n++
-		}
-	}
-	if n == 0 {
-		return fmt.Errorf("%s: no ConfigMap found (expected argocd-cm)", file)
-	}
-	return nil
+	*out = append(*out, p)
 }

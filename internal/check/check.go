@@ -15,6 +15,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/report"
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
 // Options of a check.
@@ -193,18 +194,18 @@ func WriteText(w io.Writer, rep *Report) {
 
 func findingText(f cluster.Finding) string {
 	switch f.Kind {
-	case cluster.Added:
+	case tree.Added:
 		return fmt.Sprintf("+ %s = %s  the cluster adds this field: no selected profile fills it", f.Path, jsonText(f.Cluster))
-	case cluster.Removed:
+	case tree.Removed:
 		return fmt.Sprintf("- %s = %s  the cluster drops this field", f.Path, jsonText(f.Value))
-	case cluster.Changed:
+	case tree.Changed:
 		return fmt.Sprintf("~ %s = %s  the cluster stores %s", f.Path, jsonText(f.Value), jsonText(f.Cluster))
 	case cluster.NotDefaulted:
 		return fmt.Sprintf("! %s = %s  filled, but this cluster does not default it", f.Path, jsonText(f.Value))
 	case cluster.WrongDefault:
 		return fmt.Sprintf("≠ %s = %s  filled, but this cluster defaults %s", f.Path, jsonText(f.Value), jsonText(f.Cluster))
 	}
-	return f.Kind + " " + f.Path
+	return string(f.Kind) + " " + f.Path
 }
 
 func jsonText(v any) string {

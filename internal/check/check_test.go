@@ -7,6 +7,7 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
 	"github.com/cmp-defaults/cmp-defaults/internal/report"
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
 func TestBuiltInGroup(t *testing.T) {
@@ -28,7 +29,7 @@ func TestReportCounts(t *testing.T) {
 	}
 	rep := &Report{Cluster: "https://127.0.0.1:6443", Version: "v1.34.0", Operators: []report.Selection{}, Objects: []Object{
 		{Object: obj("same"), Filled: 2, Findings: []cluster.Finding{}},
-		{Object: obj("differs"), Findings: []cluster.Finding{{Kind: cluster.Added, Path: ".spec.size", Cluster: 3}, {Kind: cluster.NotDefaulted, Path: ".spec.mode", Value: "a"}}},
+		{Object: obj("differs"), Findings: []cluster.Finding{{Kind: tree.Added, Path: ".spec.size", Cluster: 3}, {Kind: cluster.NotDefaulted, Path: ".spec.mode", Value: "a"}}},
 		{Object: obj("skipped"), Skipped: "built-in kind (use --all-kinds to check it)", Findings: []cluster.Finding{}},
 	}}
 	if objects, fields := rep.Differ(); objects != 1 || fields != 2 {

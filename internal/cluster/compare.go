@@ -3,35 +3,31 @@ package cluster
 import (
 	"sort"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
-// Finding kinds.
+// Finding kinds besides the differences between the filled object and
+// what the cluster stores (tree.Added: the cluster adds a field the filled
+// object lacks, so the profile misses a default or a webhook adds it;
+// tree.Removed: the cluster drops a field, not in its schema or a null it
+// does not keep; tree.Changed: it stores another value).
 const (
-	// The cluster adds a field the filled object lacks: the profile misses a
-	// default (or a webhook adds it).
-	Added = "added"
-	// The cluster drops a field of the filled object (not in its schema, or
-	// a null it does not keep).
-	Removed = "removed"
-	// The cluster stores another value than the filled object has.
-	Changed = "changed"
 	// cmp-defaults filled a field the cluster's admission does not add to
 	// the object as written.
-	NotDefaulted = "filled-not-defaulted"
+	NotDefaulted tree.Kind = "filled-not-defaulted"
 	// cmp-defaults filled a value other than the one the cluster's
 	// admission adds to the object as written.
-	WrongDefault = "filled-wrong-value"
+	WrongDefault tree.Kind = "filled-wrong-value"
 )
 
 // Finding is one field where the filled object and the cluster disagree.
 type Finding struct {
-	Kind    string `json:"kind"`
-	Path    string `json:"path"`
-	Value   any    `json:"value,omitempty"`   // in the filled object
-	Cluster any    `json:"cluster,omitempty"` // what the cluster stores or defaults
-	Rule    string `json:"rule,omitempty"`    // the profile rule that filled the field
-	Origin  string `json:"origin,omitempty"`  // operator@release (profile version)
+	Kind    tree.Kind `json:"kind"`
+	Path    string    `json:"path"`
+	Value   any       `json:"value,omitempty"`   // in the filled object
+	Cluster any       `json:"cluster,omitempty"` // what the cluster stores or defaults
+	Rule    string    `json:"rule,omitempty"`    // the profile rule that filled the field
+	Origin  string    `json:"origin,omitempty"`  // operator@release (profile version)
 }
 
 // FilledField is a field the fill set, with where its rule came from.
@@ -49,23 +45,15 @@ type FilledField struct {
 func Compare(filled, admitted, admittedRaw map[string]any, fills map[string]FilledField) []Finding {
 	var out []Finding
 	seen := map[string]bool{}
-	operators.Walk(Comparable(filled), Comparable(admitted), nil, func(at operators.Path, a, b any, inA, inB bool) {
-		p := at.String()
-		f := Finding{Path: p, Value: a, Cluster: b}
-		switch {
-		case !inA:
-			f.Kind, f.Value = Added, nil
-		case !inB:
-			f.Kind, f.Cluster = Removed, nil
-		default:
-			f.Kind = Changed
-		}
+	for _, c := range tree.Diff(Comparable(filled), Comparable(admitted)) {
+		p := c.Path.String()
+		f := Finding{Kind: c.Kind, Path: p, Value: c.From, Cluster: c.To}
 		if ff, ok := fills[p]; ok {
 			f.Rule, f.Origin = ff.Rule, ff.Origin
 		}
 		seen[p] = true
 		out = append(out, f)
-	})
+	}
 	raw, mine := Comparable(admittedRaw), Comparable(filled)
 	paths := make([]string, 0, len(fills))
 	for p := range fills {
@@ -78,7 +66,7 @@ func Compare(filled, admitted, admittedRaw map[string]any, fills map[string]Fill
 		}
 		ff := fills[p]
 		var got any
-		at, err := operators.ParseConcrete(p)
+		at, err := tree.ParseConcrete(p)
 		ok := err == nil
 		if ok {
 			got, ok = at.Lookup(raw)
@@ -92,7 +80,7 @@ func Compare(filled, admitted, admittedRaw map[string]any, fills map[string]Fill
 		switch {
 		case !ok:
 			out = append(out, Finding{Kind: NotDefaulted, Path: p, Value: ff.Value, Rule: ff.Rule, Origin: ff.Origin})
-		case !operators.Equal(got, ff.Value):
+		case !tree.Equal(got, ff.Value):
 			out = append(out, Finding{Kind: WrongDefault, Path: p, Value: ff.Value, Cluster: got, Rule: ff.Rule, Origin: ff.Origin})
 		}
 	}

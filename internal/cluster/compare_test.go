@@ -3,6 +3,8 @@ package cluster
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
 func obj(t *testing.T, s string) map[string]any {
@@ -29,8 +31,8 @@ func TestCompare(t *testing.T) {
 	}
 	got := Compare(filled, admitted, admittedRaw, fills)
 	want := []Finding{
-		{Kind: Removed, Path: ".spec.extra", Value: true, Rule: ".spec.extra", Origin: "op@1"},
-		{Kind: Added, Path: ".spec.target", Cluster: map[string]any{"deletionPolicy": "Retain"}},
+		{Kind: tree.Removed, Path: ".spec.extra", Value: true, Rule: ".spec.extra", Origin: "op@1"},
+		{Kind: tree.Added, Path: ".spec.target", Cluster: map[string]any{"deletionPolicy": "Retain"}},
 		{Kind: NotDefaulted, Path: `.metadata.annotations["a/b"]`, Value: "x", Rule: "m", Origin: "op@1"},
 		{Kind: WrongDefault, Path: ".spec.data[0].nullBytePolicy", Value: "Fail", Cluster: "Ignore", Rule: ".spec.data[].nullBytePolicy", Origin: "op@1"},
 	}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 	"github.com/cmp-defaults/cmp-defaults/profiles"
 )
 
@@ -32,14 +33,14 @@ func structuralFromResource(t testing.TB, rs *operators.Resource) *structuralsch
 	}
 	root := &tnode{}
 	for _, d := range rs.Defaults {
-		segs, err := operators.ParsePath(d.Path)
+		segs, err := tree.ParsePath(d.Path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		n := root
 		for j, s := range segs {
 			switch {
-			case s.Iter && maps[operators.FormatPath(segs[:j])]:
+			case s.Iter && maps[tree.FormatPath(segs[:j])]:
 				n.values = n.values.orNew()
 				n = n.values
 			case s.Iter:

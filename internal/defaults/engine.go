@@ -16,6 +16,7 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
 // Origin says which operator release and profile file a rule comes from.
@@ -153,7 +154,7 @@ func Compile(res []*operators.Resolution, file func(op, version string) (string,
 func compileResource(rs *operators.Resource, o *Origin) (*kindRules, error) {
 	// Paths checked when the profile was read are parsed when the kind is
 	// first filled; others are parsed (and checked) now.
-	segs := make([][]operators.Seg, len(rs.Defaults))
+	segs := make([][]tree.Seg, len(rs.Defaults))
 	for i := range rs.Defaults {
 		if rs.Defaults[i].Checked() {
 			continue
@@ -189,7 +190,7 @@ func compileResource(rs *operators.Resource, o *Origin) (*kindRules, error) {
 }
 
 // buildTree builds the defaults tree of a resource whose paths are segs.
-func buildTree(rs *operators.Resource, segs [][]operators.Seg, o *Origin) *node {
+func buildTree(rs *operators.Resource, segs [][]tree.Seg, o *Origin) *node {
 	maps := operators.ParseMaps(rs.Maps)
 	// Properties are found through a map while the tree is built and
 	// sorted once at the end: linear in the number of rules.
@@ -272,7 +273,7 @@ func (e *Engine) Fill(obj map[string]any, record func(Filled)) error {
 }
 
 type walk struct {
-	path   operators.Path
+	path   tree.Path
 	record func(Filled)
 }
 

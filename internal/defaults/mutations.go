@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
-	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
 // applyMutations sets each mutation's value at every path its jq expression
@@ -31,7 +31,7 @@ func applyMutations(ctx context.Context, obj map[string]any, ms []*mutation, rec
 				continue
 			}
 		}
-		var paths []operators.Path
+		var paths []tree.Path
 		iter := m.code.RunWithContext(ctx, in)
 		for {
 			v, ok := iter.Next()

@@ -10,18 +10,18 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
-// Change kinds.
+// How a field change reads in reports: the field appears, disappears or
+// changes (a tree.Change of kind tree.Added, tree.Removed or Changed).
 const (
-	Added   = "added"
-	Removed = "removed"
-	Changed = "changed"
-
 	Appears    = "appears"
 	Disappears = "disappears"
 	Changes    = "changes"
 )
+
+var fieldVerbs = map[tree.Kind]string{tree.Added: Appears, tree.Removed: Disappears, tree.Changed: Changes}
 
 // Release names one side of the comparison.
 type Release struct {
@@ -45,12 +45,12 @@ func (r Release) String() string { return r.Operator + "@" + strings.TrimPrefix(
 
 // RuleChange is one default or mutation that differs between profiles.
 type RuleChange struct {
-	Change string `json:"change"` // added, removed or changed
-	Type   string `json:"type"`   // default or mutation
-	Path   string `json:"path"`
-	When   string `json:"when,omitempty"`
-	From   any    `json:"from,omitempty"`
-	To     any    `json:"to,omitempty"`
+	Change tree.Kind `json:"change"` // added, removed or changed
+	Type   string    `json:"type"`   // default or mutation
+	Path   string    `json:"path"`
+	When   string    `json:"when,omitempty"`
+	From   any       `json:"from,omitempty"`
+	To     any       `json:"to,omitempty"`
 	// Detail says what else changed for a default: type or nullable.
 	Detail string `json:"detail,omitempty"`
 }
@@ -59,7 +59,7 @@ type RuleChange struct {
 type KindChange struct {
 	APIVersion string       `json:"apiVersion"`
 	Kind       string       `json:"kind"`
-	Change     string       `json:"change"` // added or removed (the profile gains or loses the kind), or changed
+	Change     tree.Kind    `json:"change"` // added or removed (the profile gains or loses the kind), or changed
 	Rules      []RuleChange `json:"rules"`
 }
 
@@ -127,16 +127,16 @@ func Profiles(a, b *operators.Resolution) *ProfileDiff {
 	for _, key := range sorted {
 		x, y := ra[key], rb[key]
 		av, kind, _ := strings.Cut(key, " ")
-		kc := KindChange{APIVersion: av, Kind: kind, Change: Changed, Rules: []RuleChange{}}
+		kc := KindChange{APIVersion: av, Kind: kind, Change: tree.Changed, Rules: []RuleChange{}}
 		var mx, my map[string]ruleVal
 		var ox, oy []string
 		switch {
 		case x == nil:
-			kc.Change = Added
+			kc.Change = tree.Added
 			mx = map[string]ruleVal{}
 			my, oy = resourceRules(y)
 		case y == nil:
-			kc.Change = Removed
+			kc.Change = tree.Removed
 			mx, ox = resourceRules(x)
 			my = map[string]ruleVal{}
 		default:
@@ -149,9 +149,9 @@ func Profiles(a, b *operators.Resolution) *ProfileDiff {
 			typ, path := splitKey(k)
 			switch {
 			case !ok:
-				kc.Rules = append(kc.Rules, RuleChange{Change: Removed, Type: typ, Path: path, When: vx.when, From: vx.value})
-			case !operators.Equal(vx.value, vy.value) || vx.typ != vy.typ || vx.nullable != vy.nullable:
-				rc := RuleChange{Change: Changed, Type: typ, Path: path, When: vx.when, From: vx.value, To: vy.value}
+				kc.Rules = append(kc.Rules, RuleChange{Change: tree.Removed, Type: typ, Path: path, When: vx.when, From: vx.value})
+			case !tree.Equal(vx.value, vy.value) || vx.typ != vy.typ || vx.nullable != vy.nullable:
+				rc := RuleChange{Change: tree.Changed, Type: typ, Path: path, When: vx.when, From: vx.value, To: vy.value}
 				var det []string
 				if vx.typ != vy.typ {
 					det = append(det, "type "+orNone(vx.typ)+" -> "+orNone(vy.typ))
@@ -169,9 +169,9 @@ func Profiles(a, b *operators.Resolution) *ProfileDiff {
 			}
 			vy := my[k]
 			typ, path := splitKey(k)
-			kc.Rules = append(kc.Rules, RuleChange{Change: Added, Type: typ, Path: path, When: vy.when, To: vy.value})
+			kc.Rules = append(kc.Rules, RuleChange{Change: tree.Added, Type: typ, Path: path, When: vy.when, To: vy.value})
 		}
-		if len(kc.Rules) > 0 || kc.Change != Changed {
+		if len(kc.Rules) > 0 || kc.Change != tree.Changed {
 			d.Kinds = append(d.Kinds, kc)
 		}
 	}
@@ -216,16 +216,9 @@ func Objects(a, b []manifest.Object) []ObjectDiff {
 			break
 		}
 		var ch []FieldChange
-		operators.Walk(a[i].Data, b[i].Data, nil, func(p operators.Path, from, to any, inA, inB bool) {
-			c := FieldChange{Change: Changes, Path: p.String(), From: from, To: to}
-			switch {
-			case !inB:
-				c.Change = Disappears
-			case !inA:
-				c.Change = Appears
-			}
-			ch = append(ch, c)
-		})
+		for _, c := range tree.Diff(a[i].Data, b[i].Data) {
+			ch = append(ch, FieldChange{Change: fieldVerbs[c.Kind], Path: c.Path.String(), From: c.From, To: c.To})
+		}
 		if len(ch) == 0 {
 			continue
 		}

@@ -58,7 +58,7 @@ func TestProfiles(t *testing.T) {
 	var got []string
 	for _, k := range d.Kinds {
 		for _, r := range k.Rules {
-			got = append(got, k.APIVersion+" "+k.Kind+" "+k.Change+": "+r.Change+" "+r.Type+" "+r.Path+" "+r.Detail)
+			got = append(got, k.APIVersion+" "+k.Kind+" "+string(k.Change)+": "+string(r.Change)+" "+r.Type+" "+r.Path+" "+r.Detail)
 		}
 	}
 	want := []string{

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
 func js(v any) string {
@@ -29,9 +30,9 @@ func WriteProfiles(w io.Writer, d *ProfileDiff) {
 	}
 	for _, k := range d.Kinds {
 		switch k.Change {
-		case Added:
+		case tree.Added:
 			fmt.Fprintf(w, "\n%s %s  (no defaults in %s)\n", k.APIVersion, k.Kind, d.From)
-		case Removed:
+		case tree.Removed:
 			fmt.Fprintf(w, "\n%s %s  (no defaults left in %s)\n", k.APIVersion, k.Kind, d.To)
 		default:
 			fmt.Fprintf(w, "\n%s %s\n", k.APIVersion, k.Kind)
@@ -42,9 +43,9 @@ func WriteProfiles(w io.Writer, d *ProfileDiff) {
 				when = "  when " + r.When
 			}
 			switch r.Change {
-			case Added:
+			case tree.Added:
 				fmt.Fprintf(w, "  + %-8s %s = %s%s\n", r.Type, r.Path, js(r.To), when)
-			case Removed:
+			case tree.Removed:
 				fmt.Fprintf(w, "  - %-8s %s = %s%s\n", r.Type, r.Path, js(r.From), when)
 			default:
 				det := ""
@@ -59,9 +60,9 @@ func WriteProfiles(w io.Writer, d *ProfileDiff) {
 	for _, k := range d.Kinds {
 		for _, r := range k.Rules {
 			switch r.Change {
-			case Added:
+			case tree.Added:
 				added++
-			case Removed:
+			case tree.Removed:
 				removed++
 			default:
 				changed++

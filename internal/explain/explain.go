@@ -13,6 +13,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/report"
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
 // Object is one object's explanation.
@@ -65,11 +66,11 @@ func whyUnfilled(res []*operators.Resolution, obj map[string]any) string {
 				continue
 			}
 			for _, d := range rs.Defaults {
-				segs, err := operators.ParsePath(d.Path)
+				segs, err := tree.ParsePath(d.Path)
 				if err != nil {
 					continue
 				}
-				if parents, _ := operators.Reach(obj, segs); parents == 0 {
+				if parents, _ := tree.Reach(obj, segs); parents == 0 {
 					missed++
 				} else {
 					reached++

@@ -22,7 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
-	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
 // Observation is one object and what two dry runs of the cluster's
@@ -124,7 +124,7 @@ func Build(obs []Observation) *Result {
 // group is every addition at one generalised path of one kind.
 type group struct {
 	apiVersion, kind string
-	gen              []operators.Seg
+	gen              []tree.Seg
 	path             string
 }
 
@@ -147,18 +147,28 @@ func (b *builder) observe(i int, o *Observation) {
 		if run == 1 {
 			other = r0
 		}
-		walk(sent, r, func(ev event) {
-			cp := ev.path.String()
+		// A field null in the sent object and set by admission counts as
+		// added, as a mutation fills it; a null that admission drops is no
+		// change.
+		for _, c := range tree.Diff(sent, r) {
+			if c.Kind == tree.Removed && c.From == nil {
+				continue
+			}
+			cp := c.Path.String()
 			if seen[cp] {
-				return
+				continue
 			}
 			seen[cp] = true
-			switch ev.kind {
-			case added:
-				v1, ok := ev.path.Lookup(other)
-				stable, unstable := split(ev.value, v1, ok, nil)
+			xl, xList := c.From.([]any)
+			yl, yList := c.To.([]any)
+			switch {
+			case c.Kind == tree.Removed:
+				b.finding(o, c.Path, ReasonDropped, c.From, nil)
+			case c.Kind == tree.Added || c.From == nil:
+				v1, ok := c.Path.Lookup(other)
+				stable, unstable := split(c.To, v1, ok, nil)
 				for _, rel := range unstable {
-					p := append(ev.path[:len(ev.path):len(ev.path)], rel...)
+					p := append(c.Path[:len(c.Path):len(c.Path)], rel...)
 					b.markUnstable(i, p)
 					reason := ReasonRuns
 					if o.Exists && !ok && run == 0 {
@@ -169,33 +179,31 @@ func (b *builder) observe(i int, o *Observation) {
 					b.finding(o, p, reason, x, y)
 				}
 				if stable != nil {
-					b.addition(i, o, ev.path, stable)
+					b.addition(i, o, c.Path, stable)
 				}
-			case changed:
-				b.finding(o, ev.path, ReasonRewrite, ev.from, ev.value)
-			case dropped:
-				b.finding(o, ev.path, ReasonDropped, ev.from, nil)
-			case listChanged:
-				b.finding(o, ev.path, ReasonList, ev.from, ev.value)
+			case xList && yList:
+				b.finding(o, c.Path, ReasonList, len(xl), len(yl))
+			default:
+				b.finding(o, c.Path, ReasonRewrite, c.From, c.To)
 			}
-		})
+		}
 	}
 }
 
-func (b *builder) addition(i int, o *Observation, p operators.Path, v any) {
+func (b *builder) addition(i int, o *Observation, p tree.Path, v any) {
 	if b.adds[i] == nil {
 		b.adds[i] = map[string]any{}
 	}
 	b.adds[i][p.String()] = v
 	gen := generalise(p)
-	path := operators.FormatPath(gen)
+	path := tree.FormatPath(gen)
 	gk := o.APIVersion + " " + o.Kind + " " + path
 	if b.groups[gk] == nil {
 		b.groups[gk] = &group{apiVersion: o.APIVersion, kind: o.Kind, gen: gen, path: path}
 	}
 }
 
-func (b *builder) markUnstable(i int, p operators.Path) {
+func (b *builder) markUnstable(i int, p tree.Path) {
 	if b.unstable[i] == nil {
 		b.unstable[i] = map[string]bool{}
 	}
@@ -214,7 +222,7 @@ func (b *builder) sortedGroups() []*group {
 // in a sent object and lacks the field.
 type slot struct {
 	obs     int
-	path    operators.Path
+	path    tree.Path
 	parent  map[string]any
 	outcome string // JSON text of the value added, or "" for none
 	value   any
@@ -348,11 +356,11 @@ func (b *builder) conditional(g *group, slots []slot, sib string, rule func(path
 		}
 		cond := dotField(sib) + op
 		if hasIter(parent) {
-			path := operators.FormatPath(parent) + " | select(" + cond + ") | " + dotField(field.Name)
+			path := tree.FormatPath(parent) + " | select(" + cond + ") | " + dotField(field.Name)
 			out = append(out, rule(path, "", match))
 			continue
 		}
-		when := operators.FormatPath(parent) + dotField(sib) + op
+		when := tree.FormatPath(parent) + dotField(sib) + op
 		if len(parent) == 0 {
 			when = cond
 		}
@@ -515,7 +523,7 @@ func Variants(obs []Observation) []Variant {
 					continue
 				}
 				seen[k] = true
-				where := operators.FormatPath(generalise(to.path[:len(to.path)-1])) + dotField(sib)
+				where := tree.FormatPath(generalise(to.path[:len(to.path)-1])) + dotField(sib)
 				out = append(out, Variant{ID: obs[to.obs].ID + " (varied " + where + ")", Of: to.obs, Object: obj})
 			}
 		}
@@ -525,7 +533,7 @@ func Variants(obs []Observation) []Variant {
 
 // setSibling sets sib in the map at parent (a concrete path in obj) to its
 // value in from, or removes it when from lacks it.
-func setSibling(obj map[string]any, parent operators.Path, sib string, from map[string]any) bool {
+func setSibling(obj map[string]any, parent tree.Path, sib string, from map[string]any) bool {
 	x, ok := parent.Lookup(obj)
 	m, isMap := x.(map[string]any)
 	if !ok || !isMap {
@@ -554,8 +562,8 @@ func (b *builder) add(f *Finding) {
 }
 
 // finding records a field left out of one object.
-func (b *builder) finding(o *Observation, p operators.Path, reason string, from, to any) {
-	path := operators.FormatPath(generalise(p))
+func (b *builder) finding(o *Observation, p tree.Path, reason string, from, to any) {
+	path := tree.FormatPath(generalise(p))
 	k := o.APIVersion + " " + o.Kind + " " + path + " " + reason
 	f := b.findings[k]
 	if f == nil {
@@ -602,14 +610,14 @@ func (b *builder) serverOwned(o *Observation) {
 		if _, ok := md[k]; !ok {
 			continue
 		}
-		b.server(o, operators.Path{"metadata", k}, "set by the API server on every object (identity, version, time, field ownership); Argo CD does not compare it: no rule needed")
+		b.server(o, tree.Path{"metadata", k}, "set by the API server on every object (identity, version, time, field ownership); Argo CD does not compare it: no rule needed")
 	}
 	if _, ok := o.Runs[0]["status"]; ok {
-		b.server(o, operators.Path{"status"}, "written by the API server and controllers; Argo CD ignores /status by default: no rule needed")
+		b.server(o, tree.Path{"status"}, "written by the API server and controllers; Argo CD ignores /status by default: no rule needed")
 	}
 }
 
-func (b *builder) server(o *Observation, p operators.Path, why string) {
+func (b *builder) server(o *Observation, p tree.Path, why string) {
 	path := p.String()
 	k := o.APIVersion + " " + o.Kind + " " + path + " " + ReasonServer
 	if f := b.findings[k]; f != nil {
@@ -641,9 +649,9 @@ func ignoreRule(apiVersion, kind, path string) *IgnoreRule {
 // split keeps the part of v (from one run) that the other run has too
 // (w, when ok): equal leaves, and maps split key by key. It returns the
 // kept part (nil for none) and where the rest is, relative to v.
-func split(v, w any, ok bool, rel operators.Path) (any, []operators.Path) {
+func split(v, w any, ok bool, rel tree.Path) (any, []tree.Path) {
 	if !ok {
-		return nil, []operators.Path{slices.Clone(rel)}
+		return nil, []tree.Path{slices.Clone(rel)}
 	}
 	vm, isMap := v.(map[string]any)
 	wm, isMap2 := w.(map[string]any)
@@ -651,10 +659,10 @@ func split(v, w any, ok bool, rel operators.Path) (any, []operators.Path) {
 		if jsonText(v) == jsonText(w) {
 			return v, nil
 		}
-		return nil, []operators.Path{slices.Clone(rel)}
+		return nil, []tree.Path{slices.Clone(rel)}
 	}
 	keep := map[string]any{}
-	var out []operators.Path
+	var out []tree.Path
 	for _, k := range slices.Sorted(maps.Keys(vm)) {
 		x, ok := wm[k]
 		kept, rest := split(vm[k], x, ok, append(rel, k))
@@ -676,10 +684,10 @@ func split(v, w any, ok bool, rel operators.Path) (any, []operators.Path) {
 
 // candidates lists the places gen could be filled in obj: every parent it
 // reaches (list items for []) that lacks the last field or holds null.
-func candidates(obj map[string]any, gen []operators.Seg) []slot {
+func candidates(obj map[string]any, gen []tree.Seg) []slot {
 	var out []slot
-	var rec func(x any, i int, p operators.Path)
-	rec = func(x any, i int, p operators.Path) {
+	var rec func(x any, i int, p tree.Path)
+	rec = func(x any, i int, p tree.Path) {
 		if i == len(gen)-1 {
 			m, ok := x.(map[string]any)
 			if !ok {
@@ -710,20 +718,20 @@ func candidates(obj map[string]any, gen []operators.Seg) []slot {
 }
 
 // generalise turns list indexes into [].
-func generalise(p operators.Path) []operators.Seg {
-	out := make([]operators.Seg, len(p))
+func generalise(p tree.Path) []tree.Seg {
+	out := make([]tree.Seg, len(p))
 	for i, s := range p {
 		switch s := s.(type) {
 		case int:
-			out[i] = operators.Seg{Iter: true}
+			out[i] = tree.Seg{Iter: true}
 		case string:
-			out[i] = operators.Seg{Name: s}
+			out[i] = tree.Seg{Name: s}
 		}
 	}
 	return out
 }
 
-func hasIter(segs []operators.Seg) bool {
+func hasIter(segs []tree.Seg) bool {
 	for _, s := range segs {
 		if s.Iter {
 			return true
@@ -734,49 +742,11 @@ func hasIter(segs []operators.Seg) bool {
 
 // dotField renders .name or .["odd name"].
 func dotField(name string) string {
-	f := operators.Field(name)
+	f := tree.Field(name)
 	if f[0] == '[' {
 		return "." + f
 	}
 	return f
-}
-
-type eventKind int
-
-const (
-	added eventKind = iota
-	changed
-	dropped
-	listChanged
-)
-
-type event struct {
-	kind  eventKind
-	path  operators.Path
-	from  any // in the sent object
-	value any // in the admitted object
-}
-
-// walk reports how b (admitted) differs from a (sent). A field that is null
-// in a and set in b counts as added, as a mutation fills it; a null that b
-// drops is no change.
-func walk(a, b any, fn func(event)) {
-	operators.Walk(a, b, nil, func(p operators.Path, x, y any, inA, inB bool) {
-		xl, xList := x.([]any)
-		yl, yList := y.([]any)
-		switch {
-		case !inB:
-			if x != nil {
-				fn(event{kind: dropped, path: p, from: x})
-			}
-		case !inA || x == nil:
-			fn(event{kind: added, path: p, value: y})
-		case xList && yList:
-			fn(event{kind: listChanged, path: p, from: len(xl), value: len(yl)})
-		default:
-			fn(event{kind: changed, path: p, from: x, value: y})
-		}
-	})
 }
 
 // jsonText is a value's canonical JSON (sorted keys; 1 and 1.0 alike).

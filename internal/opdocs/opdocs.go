@@ -11,6 +11,7 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/internal/diff"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
 // Pages renders one page per operator, keyed by file name.
@@ -78,18 +79,18 @@ func Page(st *operators.Store, op string) ([]byte, error) {
 		for _, k := range d.Kinds {
 			note := ""
 			switch k.Change {
-			case diff.Added:
+			case tree.Added:
 				note = " (new: first defaults for this kind)"
-			case diff.Removed:
+			case tree.Removed:
 				note = " (no defaults left)"
 			}
 			fmt.Fprintf(&b, "\n%s %s%s\n\n", code(k.APIVersion), code(k.Kind), note)
 			b.WriteString("| Change | Field | Value |\n|---|---|---|\n")
 			for _, r := range k.Rules {
 				switch r.Change {
-				case diff.Added:
+				case tree.Added:
 					fmt.Fprintf(&b, "| added | %s | %s |\n", code(r.Path), value(r.To))
-				case diff.Removed:
+				case tree.Removed:
 					fmt.Fprintf(&b, "| removed | %s | was %s |\n", code(r.Path), value(r.From))
 				default:
 					det := ""

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"unsafe"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
 // The compiled form of a profile or index: what ParseProfile or ParseIndex
@@ -44,7 +46,7 @@ const (
 	tagObject
 )
 
-// Seg tags: [], a name that is a substring of the path, any other name.
+// tree.Seg tags: [], a name that is a substring of the path, any other name.
 const (
 	segIter byte = iota
 	segSub
@@ -70,8 +72,16 @@ func (w *writer) path(p string) {
 
 func (w *writer) uint(n uint64) { w.b = binary.AppendUvarint(w.b, n) }
 func (w *writer) int(n int64)   { w.b = binary.AppendVarint(w.b, n) }
-func (w *writer) str(s string)  { w.uint(uint64(len(s))); w.b = append(w.b, s...) }
 func (w *writer) byte(c byte)   { w.b = append(w.b, c) }
+
+// str writes each string, length first.
+func (w *writer) str(ss ...string) {
+	for _, s := range ss {
+		w.uint(uint64(len(s)))
+		w.b = append(w.b, s...)
+	}
+}
+
 func (w *writer) strs(s []string) {
 	w.uint(uint64(len(s)))
 	for _, x := range s {
@@ -136,7 +146,7 @@ func (w *writer) value(v any) error {
 
 // segs writes a parsed path; names found in the path are written as
 // offsets, so that they cost neither bytes nor allocations when read.
-func (w *writer) segs(path string, segs []Seg) {
+func (w *writer) segs(path string, segs []tree.Seg) {
 	w.uint(uint64(len(segs)))
 	from := 0
 	for _, s := range segs {
@@ -160,24 +170,18 @@ func (w *writer) segs(path string, segs []Seg) {
 // returned (its paths parsed, its values normalized).
 func MarshalCompiled(p *Profile) ([]byte, error) {
 	w := &writer{b: []byte(magicProfile)}
-	for _, s := range []string{p.APIVersion, p.Kind, p.Operator, p.Version, p.Channel, p.Description} {
-		w.str(s)
-	}
+	w.str(p.APIVersion, p.Kind, p.Operator, p.Version, p.Channel, p.Description)
 	w.bool(p.Provenance != nil)
 	if pv := p.Provenance; pv != nil {
-		w.str(pv.Repository)
-		w.str(pv.Tag)
+		w.str(pv.Repository, pv.Tag)
 		w.uint(uint64(len(pv.Files)))
 		for _, f := range pv.Files {
-			w.str(f.Path)
-			w.str(f.Blob)
+			w.str(f.Path, f.Blob)
 		}
 	}
 	w.bool(p.Learned != nil)
 	if l := p.Learned; l != nil {
-		for _, s := range []string{l.Cluster, l.Context, l.SecondContext, l.ServerVersion, l.Time, l.Module, l.Configuration} {
-			w.str(s)
-		}
+		w.str(l.Cluster, l.Context, l.SecondContext, l.ServerVersion, l.Time, l.Module, l.Configuration)
 		w.int(int64(l.Objects))
 		w.int(int64(l.Varied))
 		w.strs(l.Operators)
@@ -185,10 +189,7 @@ func MarshalCompiled(p *Profile) ([]byte, error) {
 	w.uint(uint64(len(p.Resources)))
 	for i := range p.Resources {
 		r := &p.Resources[i]
-		w.str(r.Group)
-		w.str(r.Version)
-		w.str(r.Kind)
-		w.str(r.Webhook)
+		w.str(r.Group, r.Version, r.Kind, r.Webhook)
 		w.bool(r.Storage)
 		w.int(int64(r.Line))
 		w.strs(r.Maps)
@@ -210,9 +211,7 @@ func MarshalCompiled(p *Profile) ([]byte, error) {
 		}
 		w.uint(uint64(len(r.Mutations)))
 		for _, m := range r.Mutations {
-			w.str(m.Path)
-			w.str(m.When)
-			w.str(m.Reason)
+			w.str(m.Path, m.When, m.Reason)
 			w.int(int64(m.Line))
 			if err := w.value(m.Value); err != nil {
 				return nil, fmt.Errorf("%s: %v", m.Path, err)
@@ -226,22 +225,14 @@ func MarshalCompiled(p *Profile) ([]byte, error) {
 // ParseIndex returned.
 func MarshalCompiledIndex(ix *Index) []byte {
 	w := &writer{b: []byte(magicIndex)}
-	for _, s := range []string{ix.APIVersion, ix.Kind, ix.Operator, ix.Source} {
-		w.str(s)
-	}
+	w.str(ix.APIVersion, ix.Kind, ix.Operator, ix.Source)
 	w.uint(uint64(len(ix.Releases)))
 	for _, r := range ix.Releases {
-		w.str(r.Version)
-		w.str(r.Date)
-		w.str(r.Profile)
-		w.str(r.Mutations)
+		w.str(r.Version, r.Date, r.Profile, r.Mutations)
 	}
 	w.uint(uint64(len(ix.Webhooks)))
 	for _, h := range ix.Webhooks {
-		w.str(h.Name)
-		w.str(h.From)
-		w.str(h.To)
-		w.str(h.File)
+		w.str(h.Name, h.From, h.To, h.File)
 		w.uint(uint64(len(h.Rules)))
 		for _, r := range h.Rules {
 			w.strs(r.APIGroups)
@@ -433,9 +424,9 @@ func (r *reader) segs(path string) string {
 }
 
 // decodeSegs decodes what segs checked.
-func decodeSegs(path, enc string) []Seg {
+func decodeSegs(path, enc string) []tree.Seg {
 	r := &reader{s: enc}
-	out := make([]Seg, r.count())
+	out := make([]tree.Seg, r.count())
 	for i := range out {
 		switch r.byte() {
 		case segIter:

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
 // CRDFile is one input file of Extract.
@@ -112,7 +113,7 @@ type walker struct {
 
 // walk records defaults top-down, properties in name order, and returns
 // whether the subtree holds any.
-func (w *walker) walk(s *apiextv1.JSONSchemaProps, segs []Seg) error {
+func (w *walker) walk(s *apiextv1.JSONSchemaProps, segs []tree.Seg) error {
 	names := make([]string, 0, len(s.Properties))
 	for n := range s.Properties {
 		names = append(names, n)
@@ -123,26 +124,26 @@ func (w *walker) walk(s *apiextv1.JSONSchemaProps, segs []Seg) error {
 			continue
 		}
 		child := s.Properties[n]
-		p := append(append([]Seg(nil), segs...), Seg{Name: n})
+		p := append(append([]tree.Seg(nil), segs...), tree.Seg{Name: n})
 		if child.Default != nil {
 			var v any
 			if err := utiljson.Unmarshal(child.Default.Raw, &v); err != nil {
-				return fmt.Errorf("CRD %s: default at %s: %v", w.crd, FormatPath(p), err)
+				return fmt.Errorf("CRD %s: default at %s: %v", w.crd, tree.FormatPath(p), err)
 			}
 			typ := child.Type
 			if child.XIntOrString {
 				typ = ""
 			}
-			w.r.Defaults = append(w.r.Defaults, Default{Path: FormatPath(p), Type: typ, Nullable: child.Nullable, Value: v})
+			w.r.Defaults = append(w.r.Defaults, Default{Path: tree.FormatPath(p), Type: typ, Nullable: child.Nullable, Value: v})
 		}
 		if err := w.walk(&child, p); err != nil {
 			return err
 		}
 	}
-	iter := append(append([]Seg(nil), segs...), Seg{Iter: true})
+	iter := append(append([]tree.Seg(nil), segs...), tree.Seg{Iter: true})
 	if s.Items != nil && s.Items.Schema != nil {
 		if s.Items.Schema.Default != nil {
-			return fmt.Errorf("CRD %s: a default on the items of %s is not supported yet", w.crd, FormatPath(segs))
+			return fmt.Errorf("CRD %s: a default on the items of %s is not supported yet", w.crd, tree.FormatPath(segs))
 		}
 		if err := w.walk(s.Items.Schema, iter); err != nil {
 			return err
@@ -150,14 +151,14 @@ func (w *walker) walk(s *apiextv1.JSONSchemaProps, segs []Seg) error {
 	}
 	if s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil {
 		if s.AdditionalProperties.Schema.Default != nil {
-			return fmt.Errorf("CRD %s: a default on the values of map %s is not supported yet", w.crd, FormatPath(segs))
+			return fmt.Errorf("CRD %s: a default on the values of map %s is not supported yet", w.crd, tree.FormatPath(segs))
 		}
 		before := len(w.r.Defaults)
 		if err := w.walk(s.AdditionalProperties.Schema, iter); err != nil {
 			return err
 		}
 		if len(w.r.Defaults) > before {
-			w.r.Maps = append(w.r.Maps, FormatPath(segs))
+			w.r.Maps = append(w.r.Maps, tree.FormatPath(segs))
 		}
 	}
 	return nil

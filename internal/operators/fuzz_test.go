@@ -3,6 +3,8 @@ package operators
 import (
 	"slices"
 	"testing"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
 // FuzzParseProfile: the loader never panics, and whatever it accepts
@@ -57,14 +59,14 @@ func FuzzCompileJQ(f *testing.F) {
 				break
 			}
 		}
-		if _, err := ParsePath(expr); err == nil {
+		if _, err := tree.ParsePath(expr); err == nil {
 			if _, err := CompileJQ(expr, true); err != nil {
 				t.Fatalf("a default path %q is not a jq path expression: %v", expr, err)
 			}
 		}
 		// A concrete path prints back to a path that parses to the same steps.
-		if p, err := ParseConcrete(expr); err == nil {
-			q, err := ParseConcrete(p.String())
+		if p, err := tree.ParseConcrete(expr); err == nil {
+			q, err := tree.ParseConcrete(p.String())
 			if err != nil || !slices.Equal(p, q) {
 				t.Fatalf("%q -> %v -> %q -> %v %v", expr, p, p.String(), q, err)
 			}

@@ -3,10 +3,12 @@ package operators
 import (
 	"strings"
 	"testing"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
 // TestProfileMaps pins the maps checks: a map must be followed by [] in
-// some default path, written as FormatPath writes it; listing it twice is
+// some default path, written as tree.FormatPath writes it; listing it twice is
 // allowed.
 func TestProfileMaps(t *testing.T) {
 	profile := func(maps, paths string) string {
@@ -49,11 +51,11 @@ func TestDefaultSegs(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := &p.Resources[0].Defaults[0]
-	if segs, err := d.Segs(); err != nil || FormatPath(segs) != ".spec.a[].b" {
+	if segs, err := d.Segs(); err != nil || tree.FormatPath(segs) != ".spec.a[].b" {
 		t.Fatalf("Segs = %v, %v", segs, err)
 	}
 	d.Path = ".spec.c"
-	if segs, err := d.Segs(); err != nil || FormatPath(segs) != ".spec.c" {
+	if segs, err := d.Segs(); err != nil || tree.FormatPath(segs) != ".spec.c" {
 		t.Fatalf("Segs after a change = %v, %v", segs, err)
 	}
 	d.Path = ".spec.c[]"

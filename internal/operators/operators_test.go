@@ -7,26 +7,6 @@ import (
 	"testing/fstest"
 )
 
-func TestPathsRoundTrip(t *testing.T) {
-	for _, p := range []string{".spec.data[].remoteRef.nullBytePolicy", `.metadata.annotations["a.b/c"]`, `.["x-y"].z`, ".a[][].b"} {
-		segs, err := ParsePath(p)
-		if err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		if got := FormatPath(segs); got != p {
-			t.Errorf("round trip %s -> %s", p, got)
-		}
-	}
-	if s, err := ParsePath(`.spec."odd-name"`); err != nil || s[1].Name != "odd-name" {
-		t.Errorf("quoted field: %v %v", s, err)
-	}
-	for _, bad := range []string{"spec", ".", ".a[]", ".a[0].b", ".a | .b", `.a["x`} {
-		if _, err := ParsePath(bad); err == nil {
-			t.Errorf("%q: want an error", bad)
-		}
-	}
-}
-
 func TestCanonicalVersion(t *testing.T) {
 	for in, want := range map[string]string{"2.5.0": "v2.5.0", "v1.19.1": "v1.19.1", " 0.9.0 ": "v0.9.0"} {
 		if got, err := CanonicalVersion(in); err != nil || got != want {

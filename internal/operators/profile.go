@@ -16,6 +16,8 @@ import (
 	"github.com/itchyny/gojq"
 	"go.yaml.in/yaml/v3"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
 // APIVersion and kinds of the profile file format.
@@ -135,15 +137,15 @@ type Default struct {
 	// compiling it does not parse it again; parsed says from which Path.
 	// A profile read from its compiled form keeps the parsed path encoded
 	// instead (compiled), decoded when a kind's rules are first built.
-	segs     []Seg
+	segs     []tree.Seg
 	parsed   string
 	compiled string
 }
 
-// Segs is the default's path parsed (ParsePath): kept from validation
+// Segs is the default's path parsed (tree.ParsePath): kept from validation
 // when the profile was read from a file, parsed now otherwise. It only
 // reads d, so compiling a profile on several goroutines is safe.
-func (d *Default) Segs() ([]Seg, error) {
+func (d *Default) Segs() ([]tree.Seg, error) {
 	if d.parsed == d.Path {
 		if d.segs != nil {
 			return d.segs, nil
@@ -152,7 +154,7 @@ func (d *Default) Segs() ([]Seg, error) {
 			return decodeSegs(d.Path, d.compiled), nil
 		}
 	}
-	return ParsePath(d.Path)
+	return tree.ParsePath(d.Path)
 }
 
 // Checked says whether the path was checked when the profile was read
@@ -356,7 +358,7 @@ func validateResource(file string, rn *yaml.Node, r *Resource) error {
 			if err := checkKeys(file, n, "path", "type", "nullable", "value"); err != nil {
 				return err
 			}
-			segs, err := ParsePath(d.Path)
+			segs, err := tree.ParsePath(d.Path)
 			if err != nil {
 				return &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: err.Error()}
 			}
@@ -433,8 +435,8 @@ func sameLength(file string, n *yaml.Node, decoded int, what string) error {
 }
 
 // parseContainerPath parses a path that may end in a field or in [].
-func parseContainerPath(p string) ([]Seg, error) {
-	segs, err := ParsePath(p + ".x")
+func parseContainerPath(p string) ([]tree.Seg, error) {
+	segs, err := tree.ParsePath(p + ".x")
 	if err != nil {
 		return nil, err
 	}

@@ -70,22 +70,3 @@ func TestUnservedNamesServer(t *testing.T) {
 		}
 	}
 }
-
-func TestReach(t *testing.T) {
-	obj := map[string]any{"spec": map[string]any{"data": []any{
-		map[string]any{"remoteRef": map[string]any{"key": "a"}},
-		map[string]any{"remoteRef": map[string]any{"key": "b", "nullBytePolicy": "Fail"}},
-		map[string]any{"secretKey": "c"},
-	}}}
-	segs, err := operators.ParsePath(".spec.data[].remoteRef.nullBytePolicy")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p, s := operators.Reach(obj, segs); p != 2 || s != 1 {
-		t.Errorf("parents %d, set %d; want 2, 1", p, s)
-	}
-	segs, _ = operators.ParsePath(".spec.target.deletionPolicy")
-	if p, s := operators.Reach(obj, segs); p != 0 || s != 0 {
-		t.Errorf("absent parent: parents %d, set %d", p, s)
-	}
-}

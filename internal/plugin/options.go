@@ -1,11 +1,6 @@
 package plugin
 
-import (
-	"encoding/json"
-	"sort"
-
-	"github.com/cmp-defaults/cmp-defaults/internal/render"
-)
+import "github.com/cmp-defaults/cmp-defaults/internal/render"
 
 // RenderOptions is how generate renders the application for this
 // configuration; audit renders an Application's source the same way.
@@ -13,37 +8,4 @@ func (c *Config) RenderOptions() render.Options {
 	return render.Options{Dir: c.AppDir, RepoRoot: c.RepoRoot, Include: c.Include, Exclude: c.Exclude,
 		ValuesFiles: c.ValuesFiles, Values: c.Values, Set: c.Set, ReleaseName: c.ReleaseName,
 		Namespace: c.Namespace, KubeVersion: c.KubeVersion, APIVersions: c.APIVersions}
-}
-
-// Application is the part of an Argo CD Application that decides what
-// the CMP server hands to generate.
-type Application struct {
-	Name       string            // metadata.name: ARGOCD_APP_NAME
-	Namespace  string            // spec.destination.namespace: ARGOCD_APP_NAMESPACE
-	Parameters []Parameter       // spec.source.plugin.parameters
-	Env        map[string]string // spec.source.plugin.env, by name
-}
-
-// Environ is the environment argocd-cmp-server gives generate for app:
-// the build variables, the plugin env with its ARGOCD_ENV_ prefix and the
-// parameters as ARGOCD_APP_PARAMETERS. The sidecar's own env is not part
-// of it.
-func (a Application) Environ() ([]string, error) {
-	env := []string{"ARGOCD_APP_NAME=" + a.Name, "ARGOCD_APP_NAMESPACE=" + a.Namespace}
-	names := make([]string, 0, len(a.Env))
-	for n := range a.Env {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		env = append(env, "ARGOCD_ENV_"+n+"="+a.Env[n])
-	}
-	if len(a.Parameters) > 0 {
-		b, err := json.Marshal(a.Parameters)
-		if err != nil {
-			return nil, err
-		}
-		env = append(env, "ARGOCD_APP_PARAMETERS="+string(b))
-	}
-	return env, nil
 }

@@ -177,6 +177,7 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	defer tick.Stop()
 	pid := cmd.Process.Pid
 	why := ""
+	timedOut := false
 	var peak int64
 	kill := func(w string) {
 		if why == "" {
@@ -191,7 +192,13 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 		case err := <-waited:
 			res := Result{Code: cmd.ProcessState.ExitCode(), Stderr: lines.Lines()}
 			if why != "" {
-				return Result{Code: 1, Stderr: lines.Before(), Stopped: why}, nil
+				before := lines.Before()
+				if timedOut && reported(before) {
+					// The worker's own timeout said which step ran out of
+					// time; it only was slow to exit (a loaded machine).
+					return Result{Code: 1, Stderr: before}, nil
+				}
+				return Result{Code: 1, Stderr: before, Stopped: why}, nil
 			}
 			if crash := lines.Crash(); crash != "" || res.Code < 0 || !knownCode(res.Code) {
 				res.Stderr, res.Code = lines.Before(), 1
@@ -212,6 +219,7 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 			deadline = t.C
 			deadlineWhy = fmt.Sprintf("the run did not end within its timeout of %s and was stopped; make the source smaller or raise %s", r.d, r.name)
 		case <-deadline:
+			timedOut = why == ""
 			kill(deadlineWhy)
 		case s := <-stop:
 			kill(s.why)
@@ -232,6 +240,17 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 			}
 		}
 	}
+}
+
+// reported says whether the worker wrote its error message: a line that
+// starts as the command layer starts every error.
+func reported(lines []string) bool {
+	for _, l := range lines {
+		if strings.HasPrefix(l, "Error: ") {
+			return true
+		}
+	}
+	return false
 }
 
 // knownCode is an exit code the worker gives on purpose (0 ok, 1 error,

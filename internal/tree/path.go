@@ -1,8 +1,12 @@
-package operators
+// Package tree is the library of paths into JSON-like objects and their
+// comparison: the jq path subset of profile rules (Seg, ParsePath,
+// FormatPath), concrete paths (Path, ParseConcrete, Lookup), where a rule
+// could apply (Reach) and the one tree comparison (Walk, Equal). It knows
+// nothing of profiles or Kubernetes.
+package tree
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -296,45 +300,4 @@ func Reach(obj any, segs []Seg) (parents, set int) {
 	}
 	walk(obj, segs)
 	return parents, set
-}
-
-// MapPaths is a resource's maps list, parsed once, for asking whether a
-// prefix of a default path is one of them without formatting the prefix.
-// Entries stay in the order of the list.
-type MapPaths []mapPath
-
-type mapPath struct {
-	segs []Seg
-	ok   bool
-}
-
-// ParseMaps parses maps; a path that does not parse, or is not written the
-// way FormatPath writes it, matches no prefix (as a string comparison with
-// FormatPath would not).
-func ParseMaps(maps []string) MapPaths {
-	out := make(MapPaths, len(maps))
-	for i, m := range maps {
-		segs, err := parseContainerPath(m)
-		out[i] = mapPath{segs: segs, ok: err == nil && FormatPath(segs) == m}
-	}
-	return out
-}
-
-// Has reports whether prefix is one of the maps.
-func (m MapPaths) Has(prefix []Seg) bool {
-	for _, mp := range m {
-		if mp.ok && slices.Equal(mp.segs, prefix) {
-			return true
-		}
-	}
-	return false
-}
-
-// mark sets used[i] for every entry i equal to prefix.
-func (m MapPaths) mark(prefix []Seg, used []bool) {
-	for i, mp := range m {
-		if mp.ok && slices.Equal(mp.segs, prefix) {
-			used[i] = true
-		}
-	}
 }

@@ -29,7 +29,7 @@ func TestParentSkipsHeavyInit(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "cmp-defaults")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/cmp-defaults")
+	build := exec.Command("go", "build", "-o", bin, "..")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

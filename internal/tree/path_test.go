@@ -1,4 +1,4 @@
-package operators
+package tree
 
 import (
 	"encoding/json"
@@ -97,5 +97,62 @@ func TestWalk(t *testing.T) {
 func TestEqual(t *testing.T) {
 	if !Equal(int64(1), 1.0) || Equal("1", 1.0) || !Equal([]any{int64(2)}, []any{2.0}) {
 		t.Error("equal")
+	}
+}
+
+func TestPathsRoundTrip(t *testing.T) {
+	for _, p := range []string{".spec.data[].remoteRef.nullBytePolicy", `.metadata.annotations["a.b/c"]`, `.["x-y"].z`, ".a[][].b"} {
+		segs, err := ParsePath(p)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if got := FormatPath(segs); got != p {
+			t.Errorf("round trip %s -> %s", p, got)
+		}
+	}
+	if s, err := ParsePath(`.spec."odd-name"`); err != nil || s[1].Name != "odd-name" {
+		t.Errorf("quoted field: %v %v", s, err)
+	}
+	for _, bad := range []string{"spec", ".", ".a[]", ".a[0].b", ".a | .b", `.a["x`} {
+		if _, err := ParsePath(bad); err == nil {
+			t.Errorf("%q: want an error", bad)
+		}
+	}
+}
+
+func TestReach(t *testing.T) {
+	obj := map[string]any{"spec": map[string]any{"data": []any{
+		map[string]any{"remoteRef": map[string]any{"key": "a"}},
+		map[string]any{"remoteRef": map[string]any{"key": "b", "nullBytePolicy": "Fail"}},
+		map[string]any{"secretKey": "c"},
+	}}}
+	segs, err := ParsePath(".spec.data[].remoteRef.nullBytePolicy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, s := Reach(obj, segs); p != 2 || s != 1 {
+		t.Errorf("parents %d, set %d; want 2, 1", p, s)
+	}
+	segs, _ = ParsePath(".spec.target.deletionPolicy")
+	if p, s := Reach(obj, segs); p != 0 || s != 0 {
+		t.Errorf("absent parent: parents %d, set %d", p, s)
+	}
+}
+
+func TestDiff(t *testing.T) {
+	a := jsonObj(t, `{"a":1,"b":{"c":[1,2],"d":"x"},"f":null}`)
+	b := jsonObj(t, `{"a":1.0,"b":{"c":[1,3],"g":true},"f":{}}`)
+	var got []string
+	for _, c := range Diff(a, b) {
+		got = append(got, fmt.Sprintf("%s %s %v %v", c.Kind, c.Path, c.From, c.To))
+	}
+	want := []string{
+		"changed .b.c[1] 2 3",
+		"removed .b.d x <nil>",
+		"added .b.g <nil> true",
+		"changed .f <nil> map[]",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
 }

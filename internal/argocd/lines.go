@@ -1,4 +1,4 @@
-package audit
+package argocd
 
 import (
 	"bytes"

@@ -1,13 +1,11 @@
-package audit
+package argocd
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,14 +13,14 @@ import (
 	"github.com/gobwas/glob"
 	"github.com/itchyny/gojq"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
 // jqTimeout is Argo CD's default limit for one jq patch.
 const jqTimeout = time.Second
 
-// groupKind splits an object's apiVersion into its group, with its kind.
-func groupKind(obj map[string]any) (string, string) {
+// GroupKind splits an object's apiVersion into its group, with its kind.
+func GroupKind(obj map[string]any) (string, string) {
 	av, _ := obj["apiVersion"].(string)
 	k, _ := obj["kind"].(string)
 	g := ""
@@ -44,9 +42,9 @@ var clusterScoped = map[string]bool{
 	"ClusterGenerator": true,
 }
 
-// matchGlob is Argo CD's util/glob.Match: a gobwas glob without separators;
+// MatchGlob is Argo CD's util/glob.Match: a gobwas glob without separators;
 // a pattern that does not compile matches nothing.
-func matchGlob(pattern, text string) bool {
+func MatchGlob(pattern, text string) bool {
 	if pattern == text {
 		return true
 	}
@@ -62,18 +60,18 @@ func matchGlob(pattern, text string) bool {
 // equal when set. ApplicationSet fields still holding {{templates}} match
 // any value.
 func (r *Rule) Matches(obj map[string]any) bool {
-	g, k := groupKind(obj)
-	if !templated(r.Group) && !matchGlob(r.Group, g) {
+	g, k := GroupKind(obj)
+	if !templated(r.Group) && !MatchGlob(r.Group, g) {
 		return false
 	}
-	if !templated(r.Kind) && !matchGlob(r.Kind, k) {
+	if !templated(r.Kind) && !MatchGlob(r.Kind, k) {
 		return false
 	}
-	if r.Name != "" && !templated(r.Name) && r.Name != meta(obj, "name") {
+	if r.Name != "" && !templated(r.Name) && r.Name != Meta(obj, "name") {
 		return false
 	}
 	if r.Namespace != "" && !templated(r.Namespace) {
-		ns := meta(obj, "namespace")
+		ns := Meta(obj, "namespace")
 		if ns == "" && !clusterScoped[k] {
 			ns = r.DefaultNamespace
 		}
@@ -84,14 +82,14 @@ func (r *Rule) Matches(obj map[string]any) bool {
 	return true
 }
 
-// jqExpr is a compiled jqPathExpression: del(expr) as Argo CD runs it, and
+// JQPath is a compiled jqPathExpression: del(expr) as Argo CD runs it, and
 // path(expr) to learn what it deletes (jq defines del(f) as
 // delpaths([path(f)])).
-type jqExpr struct {
+type JQPath struct {
 	del, path *gojq.Code
 }
 
-func compileJQ(expr string) (*jqExpr, error) {
+func CompileJQ(expr string) (*JQPath, error) {
 	if _, err := gojq.Parse(expr); err != nil {
 		return nil, err
 	}
@@ -110,12 +108,12 @@ func compileJQ(expr string) (*jqExpr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &jqExpr{del: del, path: path}, nil
+	return &JQPath{del: del, path: path}, nil
 }
 
-// paths runs the expression on doc (JSON-decoded, as Argo CD passes it).
+// Paths runs the expression on doc (JSON-decoded, as Argo CD passes it).
 // An error means Argo CD's patch fails on this object and removes nothing.
-func (e *jqExpr) paths(doc map[string]any) ([]operators.Path, error) {
+func (e *JQPath) Paths(doc map[string]any) ([]tree.Path, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), jqTimeout)
 	defer cancel()
 	it := e.del.RunWithContext(ctx, doc)
@@ -129,7 +127,7 @@ func (e *jqExpr) paths(doc map[string]any) ([]operators.Path, error) {
 		}
 		return nil, fmt.Errorf("JQ patch returned error: %w", err)
 	}
-	var out []operators.Path
+	var out []tree.Path
 	it = e.path.RunWithContext(ctx, doc)
 	for {
 		v, ok := it.Next()
@@ -150,7 +148,7 @@ func (e *jqExpr) paths(doc map[string]any) ([]operators.Path, error) {
 
 // expandSlices turns path steps jq writes for slices ({"start":..,"end":..})
 // into the indexes they cover, and float indexes into ints.
-func expandSlices(doc any, p []any) []operators.Path {
+func expandSlices(doc any, p []any) []tree.Path {
 	for i, s := range p {
 		switch s := s.(type) {
 		case float64:
@@ -160,10 +158,10 @@ func expandSlices(doc any, p []any) []operators.Path {
 			}
 			return nil
 		case map[string]any:
-			v, _ := operators.Path(p[:i]).Lookup(doc)
+			v, _ := tree.Path(p[:i]).Lookup(doc)
 			l, _ := v.([]any)
 			start, end := sliceBound(s["start"], 0, len(l)), sliceBound(s["end"], len(l), len(l))
-			var out []operators.Path
+			var out []tree.Path
 			for j := start; j < end; j++ {
 				q := append(append([]any{}, p[:i]...), j)
 				out = append(out, expandSlices(doc, append(q, p[i+1:]...))...)
@@ -171,7 +169,7 @@ func expandSlices(doc any, p []any) []operators.Path {
 			return out
 		}
 	}
-	return []operators.Path{p}
+	return []tree.Path{p}
 }
 
 func sliceBound(v any, def, n int) int {
@@ -190,14 +188,14 @@ func sliceBound(v any, def, n int) int {
 	return max(0, min(i, n))
 }
 
-// pointer resolves an RFC 6901 JSON pointer against doc as a JSON patch
+// Pointer resolves an RFC 6901 JSON pointer against doc as a JSON patch
 // "remove" would: the path and whether it exists. A pointer to a missing
 // field is an error for Argo CD (the patch removes nothing).
-func pointer(doc any, ptr string) (operators.Path, bool, error) {
+func Pointer(doc any, ptr string) (tree.Path, bool, error) {
 	if ptr == "" || ptr[0] != '/' {
 		return nil, false, fmt.Errorf("%q is not a JSON pointer: it must start with '/'", ptr)
 	}
-	var path operators.Path
+	var path tree.Path
 	x, exists := doc, true
 	for _, tok := range strings.Split(ptr[1:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
@@ -236,33 +234,9 @@ func pointer(doc any, ptr string) (operators.Path, bool, error) {
 	return path, exists, nil
 }
 
-// leaves lists the paths of every leaf under p (p itself for a scalar,
-// null, or an empty object or list), in key order.
-func leaves(x any, p operators.Path, out *[]operators.Path) {
-	switch v := x.(type) {
-	case map[string]any:
-		if len(v) == 0 {
-			break
-		}
-		for _, k := range slices.Sorted(maps.Keys(v)) {
-			leaves(v[k], p.Child(k), out)
-		}
-		return
-	case []any:
-		if len(v) == 0 {
-			break
-		}
-		for i, e := range v {
-			leaves(e, p.Child(i), out)
-		}
-		return
-	}
-	*out = append(*out, p)
-}
-
-// jsonDoc is obj as Argo CD's normalizer sees it: marshalled and decoded
+// JSONDoc is obj as Argo CD's normalizer sees it: marshalled and decoded
 // again into plain JSON values (numbers as float64).
-func jsonDoc(obj map[string]any) (map[string]any, error) {
+func JSONDoc(obj map[string]any) (map[string]any, error) {
 	b, err := json.Marshal(obj)
 	if err != nil {
 		return nil, err

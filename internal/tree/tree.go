@@ -1,4 +1,4 @@
-package operators
+package tree
 
 import (
 	"maps"
@@ -98,4 +98,38 @@ func number(v any) (float64, bool) {
 		return float64(x), true
 	}
 	return 0, false
+}
+
+// Kind says how a field differs between two trees.
+type Kind string
+
+// The kinds of Change; reports print them as they are.
+const (
+	Added   Kind = "added"   // only the second tree has the field
+	Removed Kind = "removed" // only the first tree has it
+	Changed Kind = "changed" // both have it, with values that are not Equal
+)
+
+// Change is one difference between two trees: From is nil when the field
+// is Added, To when it is Removed.
+type Change struct {
+	Kind     Kind
+	Path     Path
+	From, To any
+}
+
+// Diff lists how b differs from a, in path order (Walk).
+func Diff(a, b any) []Change {
+	var out []Change
+	Walk(a, b, nil, func(p Path, x, y any, inA, inB bool) {
+		c := Change{Kind: Changed, Path: p, From: x, To: y}
+		switch {
+		case !inA:
+			c.Kind = Added
+		case !inB:
+			c.Kind = Removed
+		}
+		out = append(out, c)
+	})
+	return out
 }

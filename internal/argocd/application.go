@@ -1,14 +1,13 @@
-// Package audit checks Argo CD ignoreDifferences rules against filled
-// manifests: which rules cmp-defaults makes redundant, which still hide
-// something cmp-defaults cannot fill, and which match nothing at all.
-//
-// Rules are read from Applications, ApplicationSet templates and the
-// resource.customizations keys of argocd-cm, and evaluated the way Argo CD's
-// ignore normalizer does (util/argo/normalizers/diff_normalizer.go):
-// group and kind are globs, name and namespace match exactly when set,
-// jqPathExpressions are deleted with del(expr) and jsonPointers are removed
-// with a JSON patch "remove" operation.
-package audit
+// Package argocd is what cmp-defaults knows of Argo CD: the Application,
+// ApplicationSet and argocd-cm objects it reads (their ignoreDifferences
+// rules and the Application's source), how Argo CD hands such a source to a
+// renderer (Helm settings, the CMP server's environment for a plugin), and
+// an imitation of Argo CD's ignore normalizer
+// (util/argo/normalizers/diff_normalizer.go): group and kind are globs,
+// name and namespace match exactly when set, jqPathExpressions are deleted
+// with del(expr) and jsonPointers are removed with a JSON patch "remove"
+// operation.
+package argocd
 
 import (
 	"fmt"
@@ -18,7 +17,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
-	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 )
 
 // Origin says where a rule was written.
@@ -42,9 +40,10 @@ func (o Origin) String() string {
 	return fmt.Sprintf("%s %s, %s (%s:%d)", o.Kind, name, o.Field, o.File, o.Line)
 }
 
-// Rule is one ignoreDifferences entry.
+// Rule is one ignoreDifferences entry, decoded as Argo CD decodes it, and
+// where it was written.
 type Rule struct {
-	Origin                Origin   `json:"origin"`
+	Origin                Origin   `json:"-"` // set by the reader, not decoded
 	Group                 string   `json:"group"`
 	Kind                  string   `json:"kind"`
 	Name                  string   `json:"name,omitempty"`
@@ -76,17 +75,6 @@ func (r *Rule) Target() string {
 	return b.String()
 }
 
-// ignoreDiff is the shape of one entry, as Argo CD reads it.
-type ignoreDiff struct {
-	Group                 string   `json:"group,omitempty"`
-	Kind                  string   `json:"kind"`
-	Name                  string   `json:"name,omitempty"`
-	Namespace             string   `json:"namespace,omitempty"`
-	JSONPointers          []string `json:"jsonPointers,omitempty"`
-	JQPathExpressions     []string `json:"jqPathExpressions,omitempty"`
-	ManagedFieldsManagers []string `json:"managedFieldsManagers,omitempty"`
-}
-
 var knownEntryField = map[string]bool{"group": true, "kind": true, "name": true, "namespace": true, "jsonPointers": true, "jqPathExpressions": true, "managedFieldsManagers": true}
 
 // Found is what Extract read.
@@ -99,11 +87,11 @@ type Found struct {
 	// Warnings are things that were skipped, for stderr.
 	Warnings []string
 	// Sources are the Applications' sources, in order, for rendering.
-	Sources []AppSource
+	Sources []Source
 }
 
-// AppSource is the part of an Application's source that rendering needs.
-type AppSource struct {
+// Source is the part of an Application's source that rendering needs.
+type Source struct {
 	Where       string // file, document and the Application or ApplicationSet, for messages
 	Field       string // where the source is in it: spec.source or spec.template.spec.source
 	App         string
@@ -117,7 +105,7 @@ type AppSource struct {
 	Exclude     string
 	// Plugin is set when the source names the cmp-defaults plugin: audit
 	// then renders it exactly as generate does.
-	Plugin *plugin.Application
+	Plugin *Plugin
 }
 
 // HelmParameter is spec.source.helm.parameters[].
@@ -131,7 +119,7 @@ type HelmParameter struct {
 func IsArgoCDCM(o manifest.Object) bool {
 	av, _ := o.Data["apiVersion"].(string)
 	k, _ := o.Data["kind"].(string)
-	return av == "v1" && k == "ConfigMap" && meta(o.Data, "name") == "argocd-cm"
+	return av == "v1" && k == "ConfigMap" && Meta(o.Data, "name") == "argocd-cm"
 }
 
 // Extract reads ignoreDifferences rules from Applications, ApplicationSets
@@ -154,7 +142,7 @@ func Extract(objs []manifest.Object) (*Found, error) {
 			tmpl, _ := spec["template"].(map[string]any)
 			tspec, _ := tmpl["spec"].(map[string]any)
 			if _, ok := spec["templatePatch"]; ok {
-				f.Warnings = append(f.Warnings, fmt.Sprintf("%s: ApplicationSet %s uses templatePatch; ignoreDifferences set there are not read", o.Where(), meta(o.Data, "name")))
+				f.Warnings = append(f.Warnings, fmt.Sprintf("%s: ApplicationSet %s uses templatePatch; ignoreDifferences set there are not read", o.Where(), Meta(o.Data, "name")))
 			}
 			if err := f.addApp(o, tspec, "spec.template.spec", true); err != nil {
 				return nil, err
@@ -168,7 +156,7 @@ func Extract(objs []manifest.Object) (*Found, error) {
 	return f, nil
 }
 
-func meta(obj map[string]any, key string) string {
+func Meta(obj map[string]any, key string) string {
 	md, _ := obj["metadata"].(map[string]any)
 	s, _ := md[key].(string)
 	return s
@@ -177,7 +165,7 @@ func meta(obj map[string]any, key string) string {
 func templated(s string) bool { return strings.Contains(s, "{{") }
 
 func (f *Found) addApp(o manifest.Object, spec map[string]any, field string, isSet bool) error {
-	origin := Origin{Kind: "Application", Name: meta(o.Data, "name"), Namespace: meta(o.Data, "namespace"), File: o.Source, Line: o.Line}
+	origin := Origin{Kind: "Application", Name: Meta(o.Data, "name"), Namespace: Meta(o.Data, "namespace"), File: o.Source, Line: o.Line}
 	if isSet {
 		origin.Kind = "ApplicationSet"
 	}
@@ -193,11 +181,11 @@ func (f *Found) addApp(o manifest.Object, spec map[string]any, field string, isS
 	if !ok || raw == nil {
 		return nil
 	}
-	var entries []ignoreDiff
+	var entries []Rule
 	if err := convert(raw, &entries); err != nil {
 		return fmt.Errorf("%s: %s %s: %s.ignoreDifferences: %v", o.Where(), origin.Kind, origin.Name, field, err)
 	}
-	for i, e := range entries {
+	for i := range entries {
 		if m, ok := asList(raw)[i].(map[string]any); ok {
 			for k := range m {
 				if !knownEntryField[k] {
@@ -205,10 +193,8 @@ func (f *Found) addApp(o manifest.Object, spec map[string]any, field string, isS
 				}
 			}
 		}
-		r := &Rule{Group: e.Group, Kind: e.Kind, Name: e.Name, Namespace: e.Namespace,
-			JSONPointers: e.JSONPointers, JQPathExpressions: e.JQPathExpressions, ManagedFieldsManagers: e.ManagedFieldsManagers,
-			DefaultNamespace: destNS}
-		r.Origin = origin
+		r := &entries[i]
+		r.Origin, r.DefaultNamespace = origin, destNS
 		r.Origin.Field = fmt.Sprintf("%s.ignoreDifferences[%d]", field, i)
 		f.Rules = append(f.Rules, r)
 	}
@@ -225,7 +211,7 @@ func (f *Found) addSource(app, ns string, spec map[string]any, where, field stri
 	if src == nil {
 		return nil
 	}
-	s := AppSource{App: app, Namespace: ns, Where: where, Field: field + ".source"}
+	s := Source{App: app, Namespace: ns, Where: where, Field: field + ".source"}
 	s.Path, _ = src["path"].(string)
 	if h, _ := src["helm"].(map[string]any); h != nil {
 		s.ReleaseName, _ = h["releaseName"].(string)
@@ -248,7 +234,7 @@ func (f *Found) addSource(app, ns string, spec map[string]any, where, field stri
 	}
 	if pl, _ := src["plugin"].(map[string]any); pl != nil {
 		if name, _ := pl["name"].(string); name == "cmp-defaults" || strings.HasPrefix(name, "cmp-defaults-") {
-			app := &plugin.Application{Name: app, Namespace: ns, Env: map[string]string{}}
+			app := &Plugin{Env: map[string]string{}}
 			if err := convert(pl["parameters"], &app.Parameters); err != nil {
 				return fmt.Errorf("spec.source.plugin.parameters: %v", err)
 			}
@@ -287,7 +273,7 @@ const customizationsKey = "resource.customizations"
 func (f *Found) AddConfigMap(o manifest.Object) error {
 	f.ConfigMaps++
 	data, _ := o.Data["data"].(map[string]any)
-	origin := Origin{Kind: "ConfigMap", Name: meta(o.Data, "name"), Namespace: meta(o.Data, "namespace"), File: o.Source, Line: o.Line}
+	origin := Origin{Kind: "ConfigMap", Name: Meta(o.Data, "name"), Namespace: Meta(o.Data, "namespace"), File: o.Source, Line: o.Line}
 	keys := make([]string, 0, len(data))
 	for k := range data {
 		keys = append(keys, k)

@@ -1,4 +1,4 @@
-package audit
+package argocd
 
 import (
 	"reflect"
@@ -13,17 +13,17 @@ func TestSourceOptions(t *testing.T) {
 	if got := SourceOptions(start, nil); !reflect.DeepEqual(got, start) {
 		t.Errorf("no Application source: options changed to %+v", got)
 	}
-	src := &AppSource{App: "{{name}}", Namespace: "ns", Include: "*.yaml", ValueFiles: []string{"v.yaml"},
+	src := &Source{App: "{{name}}", Namespace: "ns", Include: "*.yaml", ValueFiles: []string{"v.yaml"},
 		Parameters: []HelmParameter{{Name: "a", Value: "1"}, {Name: "b", Value: "2", ForceString: true}}}
 	got := SourceOptions(start, src)
 	if got.ReleaseName != "app" || got.Namespace != "ns" || got.Include != "*.yaml" || !reflect.DeepEqual(got.ValuesFiles, []string{"v.yaml"}) ||
 		!reflect.DeepEqual(got.Set, []string{"a=1"}) || !reflect.DeepEqual(got.SetString, []string{"b=2"}) {
 		t.Errorf("templated Application name: %+v", got)
 	}
-	if got := SourceOptions(start, &AppSource{App: "shop"}); got.ReleaseName != "shop" {
+	if got := SourceOptions(start, &Source{App: "shop"}); got.ReleaseName != "shop" {
 		t.Errorf("release name %q, want the Application's name, as Argo CD defaults it", got.ReleaseName)
 	}
-	if got := SourceOptions(start, &AppSource{App: "shop", ReleaseName: "r"}); got.ReleaseName != "r" {
+	if got := SourceOptions(start, &Source{App: "shop", ReleaseName: "r"}); got.ReleaseName != "r" {
 		t.Errorf("release name %q, want the one the Application sets", got.ReleaseName)
 	}
 }

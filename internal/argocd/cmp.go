@@ -1,0 +1,132 @@
+package argocd
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/render"
+)
+
+// SourceOptions adds to opt, started for the source's directory, the
+// Application's Helm settings and directory include/exclude, so the
+// source renders as Argo CD renders it for that Application.
+func SourceOptions(opt render.Options, src *Source) render.Options {
+	if src == nil {
+		return opt
+	}
+	opt.Include, opt.Exclude = src.Include, src.Exclude
+	opt.ValuesFiles = src.ValueFiles
+	opt.Values = src.Values
+	opt.Namespace = src.Namespace
+	switch {
+	case src.ReleaseName != "":
+		opt.ReleaseName = src.ReleaseName
+	case src.App != "" && !templated(src.App):
+		opt.ReleaseName = src.App // Argo CD's default release name
+	}
+	for _, p := range src.Parameters {
+		if p.ForceString {
+			opt.SetString = append(opt.SetString, p.Name+"="+p.Value)
+		} else {
+			opt.Set = append(opt.Set, p.Name+"="+p.Value)
+		}
+	}
+	return opt
+}
+
+// Plugin is spec.source.plugin of an Application that names the
+// cmp-defaults plugin.
+type Plugin struct {
+	Parameters []plugin.Parameter // spec.source.plugin.parameters
+	Env        map[string]string  // spec.source.plugin.env, by name
+}
+
+// PluginEnviron is the environment argocd-cmp-server gives generate for
+// the source: the build variables, the plugin env with its ARGOCD_ENV_
+// prefix and the parameters as ARGOCD_APP_PARAMETERS. The sidecar's own
+// env is not part of it.
+func (s *Source) PluginEnviron() ([]string, error) {
+	env := []string{"ARGOCD_APP_NAME=" + s.App, "ARGOCD_APP_NAMESPACE=" + s.Namespace}
+	for _, n := range slices.Sorted(maps.Keys(s.Plugin.Env)) {
+		env = append(env, "ARGOCD_ENV_"+n+"="+s.Plugin.Env[n])
+	}
+	if len(s.Plugin.Parameters) > 0 {
+		b, err := json.Marshal(s.Plugin.Parameters)
+		if err != nil {
+			return nil, err
+		}
+		env = append(env, "ARGOCD_APP_PARAMETERS="+string(b))
+	}
+	return env, nil
+}
+
+// PluginConfig is the configuration generate reads for a source that
+// names the cmp-defaults plugin, from the environment argocd-cmp-server
+// would build for it (PluginEnviron), with dir the source directory and
+// repoRoot its repository.
+func (s *Source) PluginConfig(dir, repoRoot string) (*plugin.Config, error) {
+	env, err := s.PluginEnviron()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := plugin.FromEnv(env, dir)
+	if err != nil {
+		return nil, fmt.Errorf("the plugin settings of Application %s (spec.source.plugin): %v", s.App, err)
+	}
+	cfg.RepoRoot = repoRoot
+	return cfg, nil
+}
+
+// Collect reads the ignoreDifferences rules of the Application and
+// ApplicationSet files apps and of the argocd-cm files cms, with read;
+// readFile gives each rule its line. A file that has none of them is an
+// error: the user named the wrong one.
+func Collect(apps, cms []string, read func([]string) ([]manifest.Object, error), readFile func(string) ([]byte, error)) (*Found, error) {
+	found := &Found{}
+	if len(apps) > 0 {
+		objs, err := read(apps)
+		if err != nil {
+			return nil, err
+		}
+		if found, err = Extract(objs); err != nil {
+			return nil, err
+		}
+		if found.Apps == 0 && found.ConfigMaps == 0 {
+			return nil, fmt.Errorf("%s: no Argo CD Application, ApplicationSet or argocd-cm ConfigMap found", strings.Join(apps, ", "))
+		}
+	}
+	for _, f := range cms {
+		objs, err := read([]string{f})
+		if err != nil {
+			return nil, err
+		}
+		if err := found.addConfigMaps(f, objs); err != nil {
+			return nil, err
+		}
+	}
+	found.SetLines(readFile)
+	return found, nil
+}
+
+// addConfigMaps adds the ignoreDifferences keys of the ConfigMaps among
+// objs, read from file; a file without one is an error.
+func (f *Found) addConfigMaps(file string, objs []manifest.Object) error {
+	n := 0
+	for _, ob := range objs {
+		if k, _ := ob.Data["kind"].(string); k == "ConfigMap" {
+			if err := f.AddConfigMap(ob); err != nil {
+				return err
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return fmt.Errorf("%s: no ConfigMap found (expected argocd-cm)", file)
+	}
+	return nil
+}
