@@ -375,3 +375,39 @@ func TestPrefixedTagsAndLinks(t *testing.T) {
 		t.Errorf("a link out of the repository: %v", err)
 	}
 }
+
+// Learned mutations of a kind the CRDs serve without any schema default
+// (Knative's Route) add that kind to the release's profile; a kind the
+// CRDs do not serve is an error.
+func TestAddLearnedKindWithoutDefaults(t *testing.T) {
+	crds, err := operators.ParseCRDs([]operators.CRDFile{{Name: "widgets.yaml", Data: []byte(strings.NewReplacer("Gizmo", "Widget", "gizmos", "widgets", "default: Fast", "type: string").Replace(gizmoCRD("example.com", "Fast")))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	learned := func(kind string) {
+		t.Helper()
+		f := filepath.Join(dir, "proj", "v1.0.0.yaml")
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		data := "apiVersion: cmp-defaults.io/v1alpha1\nkind: OperatorProfile\noperator: proj\nversion: v1.0.0\nlearned: {cluster: test, serverVersion: v1.37.0, module: example.com/proj@v1.0.0, objects: 1}\n" +
+			"resources:\n  - {group: example.com, version: v1, kind: " + kind + ", mutations: [{path: .spec.size, value: 1}]}\n"
+		if err := os.WriteFile(f, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	learned("Widget")
+	p := &operators.Profile{}
+	mod, err := addLearned(dir, "proj", "v1.0.0", crds, p)
+	if err != nil || mod != "example.com/proj@v1.0.0" {
+		t.Fatalf("addLearned: %q %v", mod, err)
+	}
+	if len(p.Resources) != 1 || p.Resources[0].Kind != "Widget" || len(p.Resources[0].Mutations) != 1 {
+		t.Errorf("resources: %+v", p.Resources)
+	}
+	learned("Gadget")
+	if _, err := addLearned(dir, "proj", "v1.0.0", crds, &operators.Profile{}); err == nil || !strings.Contains(err.Error(), "Gadget is not served") {
+		t.Errorf("a kind the CRDs do not serve: %v", err)
+	}
+}
