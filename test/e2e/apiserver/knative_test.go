@@ -90,13 +90,11 @@ func TestKnativeWebhook(t *testing.T) {
 		for p, want := range map[string]string{
 			`.metadata.annotations["serving.knative.dev/creator"]`:      "differs-between-dry-runs",
 			`.metadata.annotations["serving.knative.dev/lastModifier"]`: "differs-between-dry-runs",
-			// What the rule language cannot say, so reported with the
-			// ignoreDifferences rule that covers it: the container name is
-			// user-container for one container and user-container-N for
-			// several (the list's length decides), the readiness probe is
-			// added to a single container or one with ports (two fields
-			// decide), and a volume mount is made read-only unless its
-			// volume is an emptyDir or a claim (a field elsewhere decides).
+			// What the rules cannot say, so reported with the
+			// ignoreDifferences rule that covers it: the names of several
+			// containers follow their index (user-container-N), and a
+			// volume mount is made read-only unless its volume is an
+			// emptyDir or a claim (a field elsewhere decides).
 			".spec.template.spec.containers[].name":                    "differs-between-objects",
 			".spec.template.spec.containers[].readinessProbe":          "differs-between-objects",
 			".spec.template.spec.containers[].volumeMounts[].readOnly": "differs-between-objects",
@@ -104,6 +102,17 @@ func TestKnativeWebhook(t *testing.T) {
 		} {
 			if !reasons[p][want] {
 				t.Errorf("%s: reported as %v, want %s", p, reasons[p], want)
+			}
+		}
+		// What the list's length decides is learned with it: the only
+		// container is user-container and gets the readiness probe, of two
+		// the one with ports gets it.
+		for _, r := range []string{
+			"path: .spec.template.spec.containers[].name\n        value: user-container\n        when: (.spec.template.spec.containers | length) == 1",
+			"path: .spec.template.spec.containers[] | select(.ports != null) | .readinessProbe",
+		} {
+			if !strings.Contains(first.stdout, r) {
+				t.Errorf("not learned: %s", r)
 			}
 		}
 		// readOnly: false is dropped (the Go type omits false): no fill
@@ -151,7 +160,7 @@ func TestKnativeWebhook(t *testing.T) {
 // reports as not learnable (TestKnativeWebhook/learn checks the report).
 // The claim's readOnly: false, dropped with the mount's, is no field the
 // learner sees in its inputs' mounts.
-var knativeNotLearned = regexp.MustCompile(`^\.spec\.template\.spec\.(containers\[[0-9]+\]\.(name|readinessProbe|volumeMounts\[[0-9]+\]\.readOnly)|initContainers\[[0-9]+\]\.name|volumes\[[0-9]+\]\.persistentVolumeClaim\.readOnly)$`)
+var knativeNotLearned = regexp.MustCompile(`^\.spec\.template\.spec\.(containers\[[0-9]+\]\.(name|volumeMounts\[[0-9]+\]\.readOnly)|initContainers\[[0-9]+\]\.name|volumes\[[0-9]+\]\.persistentVolumeClaim\.readOnly)$`)
 
 // knativeSamples reads the example objects of serving.knative.dev in the
 // module's test/test_images and test/performance, each under a name of
