@@ -15,7 +15,13 @@ import (
 // test/e2e/webhook-knative may pin to the Knative release they are: the
 // module's vX.Y.Z tag and the release's knative-vA.B.C tag are the same
 // commit in github.com/knative/serving.
-var knativeReleases = map[string]string{"v0.42.2": "v1.15.2"}
+var knativeReleases = map[string]string{"v0.42.2": "v1.15.2", "v0.42.3": "v1.15.3"}
+
+// knativeBuilds are the builds of ../webhook-knative, one per release whose
+// module the Go proxy serves and builds with the same knative.dev/pkg,
+// networking and k8s.io: go.mod, and another release's go.mod beside it.
+// (the proxy does not serve v0.42.1 and v0.43.2; later ones were not tried.)
+var knativeBuilds = [][]string{nil, {"-modfile=go.v0.42.3.mod"}}
 
 // knativeLinkedCRDs are the files of serving's config/core/300-resources
 // that are symbolic links to knative.dev/networking's CRDs (a Go module
@@ -37,7 +43,17 @@ var knativeLinkedCRDs = []string{"certificate.yaml", "domain-claim.yaml", "ingre
 //     filled with the operator's name alone, are Synced in every Argo CD
 //     diff mode and equal to what the server stores.
 func TestKnativeWebhook(t *testing.T) {
-	w := startOperatorWebhook(t, "knative", "WEBHOOK_LOGS="+os.Getenv("E2E_LOGS"))
+	for _, flags := range knativeBuilds {
+		name := "go.mod"
+		if len(flags) > 0 {
+			name = strings.TrimPrefix(flags[0], "-modfile=")
+		}
+		t.Run(name, func(t *testing.T) { knativeWebhook(t, flags) })
+	}
+}
+
+func knativeWebhook(t *testing.T, flags []string) {
+	w := startOperatorWebhookBuild(t, "knative", flags, "WEBHOOK_LOGS="+os.Getenv("E2E_LOGS"))
 	release, ok := knativeReleases[w.Version]
 	if !ok {
 		t.Fatalf("%s@%s: which Knative release is it? Add it to knativeReleases", w.Module, w.Version)
@@ -45,7 +61,7 @@ func TestKnativeWebhook(t *testing.T) {
 	s := startServer(t)
 	a := newArgo(t, s.cfg)
 	crdFiles, _ := filepath.Glob(filepath.Join(w.Dir, "config", "core", "300-resources", "*.yaml"))
-	networking := moduleDir(t, "knative", "knative.dev/networking")
+	networking := moduleDir(t, "knative", "knative.dev/networking", flags...)
 	for _, f := range knativeLinkedCRDs {
 		crdFiles = append(crdFiles, filepath.Join(networking, "config", f))
 	}

@@ -45,10 +45,17 @@ type operatorWebhook struct {
 // ends (the webhook exits when its stdin closes).
 func startOperatorWebhook(t *testing.T, name string, env ...string) *operatorWebhook {
 	t.Helper()
+	return startOperatorWebhookBuild(t, name, nil, env...)
+}
+
+// startOperatorWebhookBuild is startOperatorWebhook with go build flags:
+// another release's go.mod (-modfile).
+func startOperatorWebhookBuild(t *testing.T, name string, flags []string, env ...string) *operatorWebhook {
+	t.Helper()
 	start := time.Now()
 	src := filepath.Join("..", "webhook-"+name)
 	bin := filepath.Join(t.TempDir(), "webhook-"+name)
-	build := exec.Command("go", "build", "-o", bin, ".")
+	build := exec.Command("go", append(append([]string{"build"}, flags...), "-o", bin, ".")...)
 	build.Dir = src
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building %s: %v\n%s", src, err, out)
@@ -80,16 +87,22 @@ func startOperatorWebhook(t *testing.T, name string, env ...string) *operatorWeb
 	if err := json.Unmarshal([]byte(line), w); err != nil {
 		t.Fatalf("webhook-%s: %v: %q", name, err, line)
 	}
-	w.Dir = moduleDir(t, name, w.Module)
+	w.Dir = moduleDir(t, name, w.Module, flags...)
 	t.Logf("webhook-%s: %s@%s built in %s, serving at %s", name, w.Module, w.Version, built.Round(time.Millisecond), w.URL)
 	return w
 }
 
-// moduleDir is where a module that ../webhook-NAME requires is in the Go
-// module cache.
-func moduleDir(t *testing.T, name, module string) string {
+// moduleDir is where a module that ../webhook-NAME requires (with the
+// -modfile of flags, if any) is in the Go module cache.
+func moduleDir(t *testing.T, name, module string, flags ...string) string {
 	t.Helper()
-	list := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", module)
+	var modfile []string
+	for _, f := range flags {
+		if strings.HasPrefix(f, "-modfile=") {
+			modfile = append(modfile, f)
+		}
+	}
+	list := exec.Command("go", append(append([]string{"list"}, modfile...), "-m", "-f", "{{.Dir}}", module)...)
 	list.Dir = filepath.Join("..", "webhook-"+name)
 	out, err := list.Output()
 	if err != nil {
