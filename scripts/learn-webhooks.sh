@@ -3,12 +3,14 @@
 # from the operators' own admission code: test/e2e/webhook-<name> builds the
 # release's Go module as an HTTPS webhook, the API server suite registers it
 # in a real kube-apiserver and runs 'cmp-defaults profiles learn' on
-# test/e2e/apiserver/testdata/webhooks/<name>. The same run twice gives the
+# inputs generated from test/e2e/apiserver/testdata/webhooks/<name>
+# (seeds.yaml varied by vary.yaml), for every release the suite lists
+# (cnpgReleases: one go.mod per release). The same run twice gives the
 # same bytes; without E2E_LEARN_WRITE the suite checks the committed files.
 # Then run scripts/gen-profiles.sh to merge them into the profiles.
 # Maintainers only: needs the Go module proxy.
 set -euo pipefail
 cd "$(dirname "$0")/../test/e2e/apiserver"
-E2E_LEARN_WRITE=1 go test -count=1 -run 'TestCNPGWebhook/learn$' .
+E2E_CNPG_RELEASES=all E2E_LEARN_WRITE=1 go test -count=1 -run 'TestCNPGWebhook/.*/learn$' .
 # One subtest per build of test/e2e/webhook-knative (go.mod, go.v*.mod).
 E2E_LEARN_WRITE=1 exec go test -count=1 -run 'TestKnativeWebhook/.*/learn$' .

@@ -71,6 +71,13 @@ timestamps, generated names), fields of the stored object, metadata the server o
 status, list items added or removed. A value the manifest states that admission rewrites
 is reported, not learned: cmp-defaults never changes what you wrote.
 
+With --vary FILE (maintainers: a LearnVariations file, see docs/webhooks.md), the manifests
+are seeds: each is dry-run as written and once per value of every field the file names,
+with that one field changed; every object field admission added is tried present and empty
+too. A rule is kept only when it holds on every generated input; its condition is a
+sibling field or one of the file's 'conditions' (jq on the object) whose value decides
+every input.
+
 With --second-context, the second dry run is made as another user (a kubeconfig context):
 values that follow the requesting user (creator annotations) then differ between the runs
 and are reported as identities instead of learned as defaults.
@@ -97,5 +104,6 @@ Exit codes: 0 a profile was learned, 1 error or nothing to learn, 2 usage.`,
 	f.StringVar(&o.Report, "report", "", "also write the report as JSON to FILE")
 	f.StringVar(&o.Write, "write", "", "write DIR/NAME_VERSION.yaml (a flat profiles directory, ready for kubectl create configmap --from-file) instead of printing the profile")
 	f.StringVar(&o.SecondContext, "second-context", "", "kubeconfig context of another user for the second dry run, so that values following the user are told apart")
+	f.StringVar(&o.Vary, "vary", "", "variations file (kind LearnVariations): learn from inputs generated from the manifests, each field it names set to each of its values")
 	return cmd
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/internal/check"
 	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
+	"github.com/cmp-defaults/cmp-defaults/internal/input"
 	"github.com/cmp-defaults/cmp-defaults/internal/learn"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
@@ -106,6 +107,8 @@ type Learn struct {
 	// SecondContext: the kubeconfig context (another user) of the second
 	// dry run; "": the same as the first.
 	SecondContext string
+	// Vary is a variations file: inputs generated from the objects.
+	Vary string
 }
 
 func (l *Learn) Run(env *Env) error {
@@ -130,6 +133,16 @@ func (l *Learn) Run(env *Env) error {
 	if len(res) == 0 {
 		env.Warn("no --operator selected: CRD schema defaults the cluster adds are learned as mutations too; select the operators' releases to learn only what the webhooks add")
 	}
+	var vary *learn.Variations
+	if l.Vary != "" {
+		b, err := input.ReadFile(l.Vary, env.Sidecar.MaxInput)
+		if err != nil {
+			return fmt.Errorf("--vary: %v", err)
+		}
+		if vary, err = learn.ParseVariations(l.Vary, b); err != nil {
+			return fmt.Errorf("--vary: %v", err)
+		}
+	}
 	cl, ns, objs, err := l.connect(env)
 	if err != nil {
 		return err
@@ -145,7 +158,7 @@ func (l *Learn) Run(env *Env) error {
 			return Usagef("--second-context %s names another API server (%s, not %s): both dry runs must reach the same cluster", l.SecondContext, second.Host, cl.Host)
 		}
 	}
-	rep, p, err := learn.Run(env.Ctx, cl, second, e, res, objs, learn.Options{Operator: name, Version: version, Namespace: ns, FieldManager: l.FieldManager, AllKinds: l.AllKinds, Time: at})
+	rep, p, err := learn.Run(env.Ctx, cl, second, e, res, objs, learn.Options{Operator: name, Version: version, Namespace: ns, FieldManager: l.FieldManager, AllKinds: l.AllKinds, Time: at, Vary: vary})
 	if err != nil {
 		return err
 	}

@@ -90,7 +90,22 @@ type Result struct {
 
 // Build learns the mutations the observations agree on.
 func Build(obs []Observation) *Result {
-	b := &builder{adds: map[int]map[string]any{}, unstable: map[int]map[string]bool{}, groups: map[string]*group{}, findings: map[string]*Finding{}}
+	return build(obs, nil)
+}
+
+// Build learns the mutations the observations agree on, with the
+// variations' conditions as candidate deciders.
+func (v *Variations) Build(obs []Observation) *Result {
+	return build(obs, v.evalConditions(obs))
+}
+
+func newBuilder() *builder {
+	return &builder{adds: map[int]map[string]any{}, unstable: map[int]map[string]bool{}, groups: map[string]*group{}, findings: map[string]*Finding{}}
+}
+
+func build(obs []Observation, conds []condition) *Result {
+	b := newBuilder()
+	b.conds = conds
 	for i := range obs {
 		b.observe(i, &obs[i])
 	}
@@ -135,6 +150,7 @@ type builder struct {
 	unstable map[int]map[string]bool
 	groups   map[string]*group
 	findings map[string]*Finding
+	conds    []condition // candidate deciders on the whole object
 }
 
 func (b *builder) observe(i int, o *Observation) {
@@ -309,6 +325,9 @@ func (b *builder) decide(obs []Observation, g *group) ([]Rule, *Finding) {
 		}
 		return rules, nil
 	}
+	if c, ok := b.deciding(slots); ok {
+		return conditioned(g, obs, slots, c, rule)
+	}
 	rules, rest := b.byLength(g, slots, rule)
 	if len(rules) > 0 && len(rest) == 0 {
 		return rules, nil
@@ -462,6 +481,122 @@ func (b *builder) conditional(g *group, slots []slot, sib string, rule func(path
 	return out
 }
 
+// deciding finds the condition that decides the field: first one whose
+// value decides the outcome of every slot (at least two outcomes, a value
+// seen more than once); else one whose value decides it for some values
+// only (every slot with that value got the same addition, and there are
+// at least two such slots): rules for those values, the rest reported.
+func (b *builder) deciding(slots []slot) (condition, bool) {
+	for _, full := range []bool{true, false} {
+	next:
+		for _, c := range b.conds {
+			outcome := map[string]string{}
+			count := map[string]int{}
+			mixed := map[string]bool{}
+			for _, s := range slots {
+				k := c.values[s.obs]
+				if o, seen := outcome[k]; seen && o != s.outcome {
+					if full {
+						continue next
+					}
+					mixed[k] = true
+				}
+				outcome[k] = s.outcome
+				count[k]++
+			}
+			if len(outcome) < 2 {
+				continue
+			}
+			if full {
+				distinct := map[string]bool{}
+				repeated := false
+				for k, o := range outcome {
+					distinct[o] = true
+					repeated = repeated || count[k] > 1
+				}
+				if len(distinct) > 1 && repeated {
+					return c, true
+				}
+				continue
+			}
+			for k, o := range outcome {
+				if !mixed[k] && o != "" && count[k] > 1 {
+					return c, true
+				}
+			}
+		}
+	}
+	return condition{}, false
+}
+
+// conditioned keeps one rule per value of the condition c for which every
+// slot got the same addition, seen more than once, with the condition in
+// 'when'; the values that leave the outcome open are reported.
+func conditioned(g *group, obs []Observation, slots []slot, c condition, rule func(path, when string, match []slot) Rule) ([]Rule, *Finding) {
+	byVal := map[string][]slot{}
+	for _, s := range slots {
+		k := c.values[s.obs]
+		byVal[k] = append(byVal[k], s)
+	}
+	var out []Rule
+	var open []string
+	copies := false
+	objs := map[string]bool{}
+	for _, k := range slices.Sorted(maps.Keys(byVal)) {
+		match := byVal[k]
+		same := !slices.ContainsFunc(match, func(s slot) bool { return s.outcome != match[0].outcome })
+		if same && (len(match) > 1 || len(byVal) == 1) && strings.HasPrefix(k, `"`) && hasLeaf(match[0].value, k) {
+			copies = true // the value follows the condition's: a copy
+		} else if same && (len(match) > 1 || len(byVal) == 1) {
+			if match[0].outcome != "" {
+				out = append(out, rule(g.path, "("+c.expr+") == "+k, match))
+			}
+			continue
+		}
+		if same && match[0].outcome == "" {
+			continue
+		}
+		if !copies || !strings.HasPrefix(k, `"`) || !hasLeaf(match[0].value, k) {
+			open = append(open, k)
+		}
+		for _, s := range match {
+			objs[obs[s.obs].ID] = true
+		}
+	}
+	if len(open) == 0 && !copies {
+		return out, nil
+	}
+	f := &Finding{APIVersion: g.apiVersion, Kind: g.kind, Path: g.path, Reason: ReasonObjects, Ignore: ignoreRule(g.apiVersion, g.kind, g.path)}
+	switch {
+	case copies && len(open) == 0:
+		f.Reason = ReasonCopy
+		f.Why = fmt.Sprintf("admission copies the value of (%s) into it where that has a value: it follows what each object says, not learned (only the value where it has none is)", c.expr)
+	case copies:
+		f.Why = fmt.Sprintf("admission copies the value of (%s) into it where that has a value, and adds different values where it is %s: not a default (only the rules shown are)", c.expr, strings.Join(open, " or "))
+	default:
+		f.Why = fmt.Sprintf("learned only where (%s) is what the rules say; where it is %s, admission adds different values (or one object's value): not a default", c.expr, strings.Join(open, " or "))
+	}
+	f.Objects = slices.Sorted(maps.Keys(objs))
+	return out, f
+}
+
+// hasLeaf says whether v, or a value inside it, has the JSON text k (a
+// string: a name the value copies; true or false is no copy).
+func hasLeaf(v any, k string) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			if hasLeaf(e, k) {
+				return true
+			}
+		}
+		return false
+	case []any:
+		return slices.ContainsFunc(x, func(e any) bool { return hasLeaf(e, k) })
+	}
+	return jsonText(v) == k
+}
+
 // copied finds a sibling whose value, in every slot, is the value added:
 // a copy, not a default.
 func copied(slots []slot) (string, bool) {
@@ -582,7 +717,7 @@ const maxVariants = 200
 // slot that got the field and one that did not. Dry-run too, they leave
 // only the sibling that really decides with a consistent outcome.
 func Variants(obs []Observation) []Variant {
-	b := &builder{adds: map[int]map[string]any{}, unstable: map[int]map[string]bool{}, groups: map[string]*group{}, findings: map[string]*Finding{}}
+	b := newBuilder()
 	for i := range obs {
 		b.observe(i, &obs[i])
 	}

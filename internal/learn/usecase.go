@@ -19,6 +19,10 @@ type Options struct {
 	FieldManager      string // of the dry-run applies
 	AllKinds          bool   // also learn from built-in kinds
 	Time              string // recorded in the provenance (RFC 3339, or none)
+	// Vary generates inputs from the objects (seeds) and offers conditions
+	// that may decide a default ('profiles learn --vary FILE'); nil: the
+	// objects as they are.
+	Vary *Variations
 }
 
 // Run is 'profiles learn': it fills objs (in place) with e, compiled from
@@ -30,6 +34,12 @@ func Run(ctx context.Context, cl, second *cluster.Client, e *defaults.Engine, re
 	var filledFirst []string
 	for _, r := range res {
 		filledFirst = append(filledFirst, r.Operator+"@"+strings.TrimPrefix(r.Requested, "v"))
+	}
+	if opt.Vary != nil {
+		var err error
+		if objs, err = opt.Vary.Generate(objs); err != nil {
+			return nil, nil, err
+		}
 	}
 	if err := e.FillAll(objs, nil); err != nil {
 		return nil, nil, err
@@ -50,8 +60,14 @@ func Run(ctx context.Context, cl, second *cluster.Client, e *defaults.Engine, re
 	// Fields added to some objects and not others, where more than one
 	// sibling could decide: dry-run the objects with each candidate swapped,
 	// so the learned condition names the field that decides.
+	// With variations, every object field admission added is also tried
+	// present and empty.
 	varied := 0
-	if vs := Variants(obs); len(vs) > 0 {
+	vs := Variants(obs)
+	if opt.Vary != nil {
+		vs = append(vs, Touched(obs)...)
+	}
+	if len(vs) > 0 {
 		var observed []manifest.Object // obs[i] was observed[i]
 		for _, in := range ins {
 			if in.Skipped == "" {
@@ -74,6 +90,9 @@ func Run(ctx context.Context, cl, second *cluster.Client, e *defaults.Engine, re
 		varied = len(vobs)
 	}
 	result := Build(obs)
+	if opt.Vary != nil {
+		result = opt.Vary.Build(obs)
+	}
 	rep := &Report{
 		Operator: opt.Operator, Version: opt.Version,
 		Learned:    operators.Learned{Cluster: cl.Host, Context: cl.Context, SecondContext: secondContext(cl, second), ServerVersion: cl.Version, Time: opt.Time, Objects: len(obs) - varied, Varied: varied, Operators: filledFirst},

@@ -56,6 +56,7 @@ func Page(st *operators.Store, op string) ([]byte, error) {
 	}
 	fmt.Fprintf(&b, "\n%d releases checked, %s to %s; %d profiles (change points).\n", len(rels), rels[0].Version, rels[len(rels)-1].Version, len(profs))
 	webhooks(&b, st.Webhooks(op), profs)
+	learnedNote(&b, rels)
 
 	b.WriteString("\n## Releases checked\n\n| Release | Date | Profile in force |\n|---|---|---|\n")
 	for _, r := range rels {
@@ -108,6 +109,25 @@ func Page(st *operators.Store, op string) ([]byte, error) {
 		full(&b, newest, "newest")
 	}
 	return b.Bytes(), nil
+}
+
+// learnedNote says, for an operator with webhook mutations in some
+// release, which releases have them and where to read what depends on the
+// operator's configuration.
+func learnedNote(b *bytes.Buffer, rels []operators.Release) {
+	var learned []string
+	for _, r := range rels {
+		if strings.HasPrefix(r.Mutations, "learned from ") {
+			learned = append(learned, r.Version)
+		}
+	}
+	if len(learned) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n**Webhook defaults** (fields marked \"webhook\") are filled for %s, each learned from that release's own module"+
+		" (the index names it); other releases fill CRD schema defaults only. [Webhook defaults](../webhooks.md) lists the fields"+
+		" whose value depends on the operator's configuration, the setting that changes each, and how to learn your"+
+		" cluster's own with `cmp-defaults profiles learn`.\n", strings.Join(learned, ", "))
 }
 
 // channelNote explains the choice between operators that are channels of

@@ -49,7 +49,9 @@ run_module() { # name toolchain|"" go-test-args...
 
 run_module cmp-v2 "" "$@"
 run_module cmp-v3 "$v3_toolchain" "$@"
-run_module apiserver "" "$@"
+# Builds CloudNativePG's webhook at two releases (each its own k8s.io and
+# controller-runtime) inside TestCNPGWebhook: past 10 minutes when cold.
+run_module apiserver "" -timeout=30m "$@"
 # Starts the whole of Argo CD's control plane and waits for real syncs: more
 # time than go test's default 10 minutes on a loaded 2-core machine.
 run_module controller "$v3_toolchain" -timeout=30m "$@"

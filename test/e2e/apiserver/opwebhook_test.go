@@ -49,7 +49,7 @@ func startOperatorWebhook(t *testing.T, name string, env ...string) *operatorWeb
 }
 
 // startOperatorWebhookBuild is startOperatorWebhook with go build flags:
-// another release's go.mod (-modfile).
+// another release's go.mod (-modfile) and the build tags its API needs.
 func startOperatorWebhookBuild(t *testing.T, name string, flags []string, env ...string) *operatorWebhook {
 	t.Helper()
 	start := time.Now()

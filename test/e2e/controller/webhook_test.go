@@ -37,7 +37,7 @@ var webhookOperators = []webhookOperator{
 // sameAsLive: what the plugin fills for each object equals what the API
 // server stores after the operator's webhook, spec for spec. Argo CD v3.6.1
 // does not show a webhook default the manifest lacks, in any diff mode
-// (measured: with cloudnative-pg@1.28.0, a profile without mutations, and
+// (measured: with cloudnative-pg@1.28.0 before its mutations shipped, and
 // imageName: null in the manifest, the app is Synced too), so Synced alone
 // would hold without the mutations; this check does not.
 func sameAsLive(t *testing.T, w webhookOperator, namespace string) {

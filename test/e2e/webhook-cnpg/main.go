@@ -18,7 +18,6 @@
 package main
 
 import (
-	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -39,22 +38,9 @@ import (
 	apiv1 "github.com/cloudnative-pg/cloudnative-pg/api/v1"
 	"github.com/cloudnative-pg/cloudnative-pg/pkg/versions"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
 const module = "github.com/cloudnative-pg/cloudnative-pg"
-
-type clusterDefaulter struct{}
-
-func (clusterDefaulter) Default(_ context.Context, c *apiv1.Cluster) error {
-	c.Default()
-	return nil
-}
-
-// nothing is the operator's defaulter for kinds it has no defaults for.
-type nothing[T runtime.Object] struct{}
-
-func (nothing[T]) Default(context.Context, T) error { return nil }
 
 func main() {
 	if err := run(); err != nil {
@@ -69,12 +55,7 @@ func run() error {
 		return err
 	}
 	mux := http.NewServeMux()
-	for path, h := range map[string]*admission.Webhook{
-		"/mutate-postgresql-cnpg-io-v1-cluster":         admission.WithDefaulter[*apiv1.Cluster](scheme, clusterDefaulter{}),
-		"/mutate-postgresql-cnpg-io-v1-backup":          admission.WithDefaulter[*apiv1.Backup](scheme, nothing[*apiv1.Backup]{}),
-		"/mutate-postgresql-cnpg-io-v1-scheduledbackup": admission.WithDefaulter[*apiv1.ScheduledBackup](scheme, nothing[*apiv1.ScheduledBackup]{}),
-		"/mutate-postgresql-cnpg-io-v1-database":        admission.WithDefaulter[*apiv1.Database](scheme, nothing[*apiv1.Database]{}),
-	} {
+	for path, h := range webhooks(scheme) {
 		mux.Handle(path, h)
 	}
 	cert, caPEM, err := selfSigned()
