@@ -11,4 +11,6 @@
 # Maintainers only: needs the Go module proxy.
 set -euo pipefail
 cd "$(dirname "$0")/../test/e2e/apiserver"
-E2E_CNPG_RELEASES=all E2E_LEARN_WRITE=1 exec go test -count=1 -run 'TestCNPGWebhook/.*/learn$' .
+E2E_CNPG_RELEASES=all E2E_LEARN_WRITE=1 go test -count=1 -run 'TestCNPGWebhook/.*/learn$' .
+# One subtest per build of test/e2e/webhook-knative (go.mod, go.v*.mod).
+E2E_LEARN_WRITE=1 exec go test -count=1 -run 'TestKnativeWebhook/.*/learn$' .

@@ -226,6 +226,9 @@ func TestDifferentialShippedProfiles(t *testing.T) {
 		for _, p := range ps {
 			for i := range p.Resources {
 				rs := &p.Resources[i]
+				if len(rs.Defaults) == 0 {
+					continue // mutations only (Knative's Route): no schema default to compare
+				}
 				s := structuralFromResource(t, rs)
 				e := engineFor(t, p, rs)
 				g := gen{rand.New(rand.NewSource(int64(total)))}

@@ -242,6 +242,7 @@ type slot struct {
 	parent  map[string]any
 	outcome string // JSON text of the value added, or "" for none
 	value   any
+	items   int // how many items the list it is in has (the group's one list), 0 for none
 }
 
 // slots lists every place the group's rule could fill in obs.
@@ -302,9 +303,19 @@ func (b *builder) decide(obs []Observation, g *group) ([]Rule, *Finding) {
 	}
 	if sib, ok := discriminator(slots); ok {
 		rules := b.conditional(g, slots, sib, rule)
-		// A value equal to the deciding sibling's is a copy of it.
+		// A value equal to the deciding sibling's, or to another sibling's
+		// in every slot that got it, is a copy of it.
 		var kept []Rule
 		for _, r := range rules {
+			var got []slot
+			for _, s := range slots {
+				if s.outcome == jsonText(r.Value) {
+					got = append(got, s)
+				}
+			}
+			if _, copy := copied(got); copy {
+				continue
+			}
 			if !strings.HasSuffix(r.When, " == "+jsonText(r.Value)) && !strings.Contains(r.Path, " == "+jsonText(r.Value)+")") {
 				kept = append(kept, r)
 			}
@@ -316,6 +327,17 @@ func (b *builder) decide(obs []Observation, g *group) ([]Rule, *Finding) {
 	}
 	if c, ok := b.deciding(slots); ok {
 		return conditioned(g, obs, slots, c, rule)
+	}
+	rules, rest := b.byLength(g, slots, rule)
+	if len(rules) > 0 && len(rest) == 0 {
+		return rules, nil
+	}
+	if len(rules) > 0 {
+		slots = rest
+		outcomes = map[string]int{}
+		for _, s := range slots {
+			outcomes[s.outcome]++
+		}
 	}
 	f := &Finding{APIVersion: g.apiVersion, Kind: g.kind, Path: g.path, Reason: ReasonObjects}
 	var vals []string
@@ -336,14 +358,95 @@ func (b *builder) decide(obs []Observation, g *group) ([]Rule, *Finding) {
 		f.Objects = append(f.Objects, id)
 	}
 	f.Ignore = ignoreRule(g.apiVersion, g.kind, g.path)
-	return nil, f
+	return rules, f
+}
+
+// byLength learns a field added to the items of a list according to how
+// many items the list has (Knative names the only container
+// user-container, several user-container-0, -1, ...), as rules with the
+// condition (LIST | length) == N; for a length whose items differ, the
+// sibling that decides among them (with evidence) adds its condition. It
+// is tried when no sibling decides alone, for a field under one list. The
+// slots of lengths nothing explains are returned, to be reported.
+func (b *builder) byLength(g *group, slots []slot, rule func(path, when string, match []slot) Rule) ([]Rule, []slot) {
+	iters, at := 0, 0
+	for i, s := range g.gen {
+		if s.Iter {
+			iters, at = iters+1, i
+		}
+	}
+	if iters != 1 {
+		return nil, nil
+	}
+	list := tree.FormatPath(g.gen[:at])
+	byLen := map[int][]slot{}
+	for _, s := range slots {
+		byLen[s.items] = append(byLen[s.items], s)
+	}
+	if len(byLen) < 2 {
+		return nil, nil
+	}
+	var out []Rule
+	var rest []slot
+	for _, n := range slices.Sorted(maps.Keys(byLen)) {
+		group := byLen[n]
+		cond := fmt.Sprintf("(%s | length) == %d", list, n)
+		outcomes := map[string]bool{}
+		for _, s := range group {
+			outcomes[s.outcome] = true
+		}
+		if len(outcomes) == 1 {
+			if group[0].outcome == "" {
+				continue
+			}
+			if _, copy := copied(group); copy || len(group) < 2 {
+				rest = append(rest, group...)
+				continue
+			}
+			out = append(out, rule(g.path, cond, group))
+			continue
+		}
+		sib, ok := discriminator(group)
+		if !ok {
+			rest = append(rest, group...)
+			continue
+		}
+		rules := b.conditional(g, group, sib, rule)
+		for _, r := range rules {
+			var got []slot
+			for _, s := range group {
+				if s.outcome == jsonText(r.Value) {
+					got = append(got, s)
+				}
+			}
+			if _, copy := copied(got); copy {
+				rest = append(rest, group...)
+				rules = nil
+				break
+			}
+		}
+		for _, r := range rules {
+			if r.When == "" {
+				r.When = cond
+			} else {
+				r.When = cond + " and " + r.When
+			}
+			out = append(out, r)
+		}
+	}
+	// Lengths that all got nothing need no rule; without any rule the
+	// list's length decides nothing.
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, rest
 }
 
 // conditional keeps one rule per sibling value that leads to an addition.
 func (b *builder) conditional(g *group, slots []slot, sib string, rule func(path, when string, match []slot) Rule) []Rule {
 	byVal := map[string][]slot{}
 	for _, s := range slots {
-		k := sibKey(s.parent[sib])
+		k := condKey(sib, s.parent[sib])
 		byVal[k] = append(byVal[k], s)
 	}
 	keys := make([]string, 0, len(byVal))
@@ -528,7 +631,8 @@ func sibKey(v any) string {
 // deciders lists, sorted by name, the sibling fields whose value (or
 // presence) decides the outcome of every slot, with at least two outcomes.
 // A sibling whose every value is seen once may be a coincidence (a name per
-// object): Variants tells which.
+// object): Variants tells which. An identifying sibling decides by its
+// presence only.
 func deciders(slots []slot) (fits []string, repeated map[string]bool) {
 	names := map[string]bool{}
 	for _, s := range slots {
@@ -542,7 +646,7 @@ next:
 		outcome := map[string]string{}
 		count := map[string]int{}
 		for _, s := range slots {
-			k := sibKey(s.parent[sib])
+			k := condKey(sib, s.parent[sib])
 			if o, seen := outcome[k]; seen && o != s.outcome {
 				continue next
 			}
@@ -561,6 +665,26 @@ next:
 		}
 	}
 	return fits, repeated
+}
+
+// condKey is sibKey, but an identifying sibling counts as present or null.
+func condKey(sib string, v any) string {
+	if identifying(sib) && v != nil {
+		return present
+	}
+	return sibKey(v)
+}
+
+// identifying says whether a sibling names one thing (its name, the name
+// of another object, an image, a host): a rule conditioned on its value
+// fits the objects that were learned from and no one else's, so it is no
+// default, whatever the evidence; only its presence may decide.
+func identifying(sib string) bool {
+	switch sib {
+	case "name", "image", "host", "hosts":
+		return true
+	}
+	return strings.HasSuffix(sib, "Name")
 }
 
 // discriminator finds the first sibling (by name) that decides every slot
@@ -790,8 +914,8 @@ func split(v, w any, ok bool, rel tree.Path) (any, []tree.Path) {
 // reaches (list items for []) that lacks the last field or holds null.
 func candidates(obj map[string]any, gen []tree.Seg) []slot {
 	var out []slot
-	var rec func(x any, i int, p tree.Path)
-	rec = func(x any, i int, p tree.Path) {
+	var rec func(x any, i int, p tree.Path, items int)
+	rec = func(x any, i int, p tree.Path, items int) {
 		if i == len(gen)-1 {
 			m, ok := x.(map[string]any)
 			if !ok {
@@ -800,14 +924,14 @@ func candidates(obj map[string]any, gen []tree.Seg) []slot {
 			if v, set := m[gen[i].Name]; set && v != nil {
 				return
 			}
-			out = append(out, slot{path: p.Child(gen[i].Name), parent: m})
+			out = append(out, slot{path: p.Child(gen[i].Name), parent: m, items: items})
 			return
 		}
 		s := gen[i]
 		if s.Iter {
 			l, _ := x.([]any)
 			for j, e := range l {
-				rec(e, i+1, append(p, j))
+				rec(e, i+1, append(p, j), len(l))
 			}
 			return
 		}
@@ -815,9 +939,9 @@ func candidates(obj map[string]any, gen []tree.Seg) []slot {
 		if !ok || m[s.Name] == nil {
 			return
 		}
-		rec(m[s.Name], i+1, append(p, s.Name))
+		rec(m[s.Name], i+1, append(p, s.Name), items)
 	}
-	rec(obj, 0, nil)
+	rec(obj, 0, nil, 0)
 	return out
 }
 

@@ -274,15 +274,35 @@ func TestBuildNotLearned(t *testing.T) {
 func TestDiscriminatorNeedsEvidence(t *testing.T) {
 	// Each sibling value seen once: a value per object, not a condition.
 	slots := []slot{
-		{parent: map[string]any{"name": "a"}, outcome: "1"},
-		{parent: map[string]any{"name": "b"}, outcome: ""},
+		{parent: map[string]any{"mode": "a"}, outcome: "1"},
+		{parent: map[string]any{"mode": "b"}, outcome: ""},
 	}
 	if s, ok := discriminator(slots); ok {
 		t.Errorf("found %q from one slot per value", s)
 	}
-	slots = append(slots, slot{parent: map[string]any{"name": "a"}, outcome: "1"})
-	if s, ok := discriminator(slots); !ok || s != "name" {
-		t.Errorf("got %q %v, want name", s, ok)
+	slots = append(slots, slot{parent: map[string]any{"mode": "a"}, outcome: "1"})
+	if s, ok := discriminator(slots); !ok || s != "mode" {
+		t.Errorf("got %q %v, want mode", s, ok)
+	}
+}
+
+// TestIdentifyingNeverDecides: a name, another object's name, an image or
+// a host is never a condition, however often a value repeats (Knative's
+// readiness probe is not a default of one image).
+func TestIdentifyingNeverDecides(t *testing.T) {
+	for _, sib := range []string{"name", "image", "host", "hosts", "revisionName", "secretName"} {
+		slots := []slot{
+			{parent: map[string]any{sib: "a"}, outcome: "1"},
+			{parent: map[string]any{sib: "a"}, outcome: "1"},
+			{parent: map[string]any{sib: "b"}, outcome: ""},
+			{parent: map[string]any{sib: "b"}, outcome: ""},
+		}
+		if s, ok := discriminator(slots); ok {
+			t.Errorf("%s decides: %q", sib, s)
+		}
+		if fits, _ := deciders(slots); len(fits) > 0 {
+			t.Errorf("%s is a candidate: %v", sib, fits)
+		}
 	}
 }
 
@@ -361,8 +381,8 @@ func TestVariantsFindTheDecidingSibling(t *testing.T) {
 	finding(t, Build(obs), ".spec.target.immutable", ReasonObjects)
 
 	vs := Variants(obs)
-	if len(vs) != 4 {
-		t.Fatalf("want 4 variants (creationPolicy and name, each way), got %d: %+v", len(vs), vs)
+	if len(vs) != 2 {
+		t.Fatalf("want 2 variants (creationPolicy each way; the name never decides), got %d: %+v", len(vs), vs)
 	}
 	var objs []map[string]any
 	for _, v := range vs {
@@ -452,4 +472,55 @@ func TestBuildCopies(t *testing.T) {
 	}
 	// One object alone: the copy is reported too.
 	finding(t, Build(obs[:1]), ".spec.db.owner", ReasonCopy)
+}
+
+// TestBuildByLength: a default that follows how many items a list has
+// (Knative's container name and readiness probe) is learned with the
+// list's length as condition, and, where items of one length differ, the
+// sibling that decides among them; what neither explains is reported.
+func TestBuildByLength(t *testing.T) {
+	admitItems := func(o map[string]any) map[string]any {
+		out := runtime.DeepCopyJSON(o)
+		items := out["spec"].(map[string]any)["items"].([]any)
+		for i, x := range items {
+			it := x.(map[string]any)
+			if _, ok := it["name"]; !ok {
+				it["name"] = "main"
+				if len(items) > 1 {
+					it["name"] = fmt.Sprintf("main-%d", i)
+				}
+			}
+			if _, ok := it["probe"]; !ok && (len(items) == 1 || it["port"] != nil) {
+				it["probe"] = "tcp"
+			}
+		}
+		return out
+	}
+	var obs []Observation
+	for _, o := range []map[string]any{
+		gadget(t, "a", `{items: [{image: x}]}`),
+		gadget(t, "b", `{items: [{image: y}]}`),
+		gadget(t, "c", `{items: [{image: x, port: 80}, {image: z}]}`),
+		gadget(t, "d", `{items: [{image: z}, {image: y, port: 80}]}`),
+	} {
+		obs = append(obs, Observation{ID: "Gadget app/" + o["metadata"].(map[string]any)["name"].(string), APIVersion: "example.com/v1", Kind: "Gadget",
+			Sent: o, Runs: [2]map[string]any{admitItems(o), admitItems(o)}})
+	}
+	res := Build(obs)
+	want := []string{
+		`.spec.items[] | select(.port == 80) | .probe = "tcp" when (.spec.items | length) == 2`,
+		`.spec.items[].name = "main" when (.spec.items | length) == 1`,
+		`.spec.items[].probe = "tcp" when (.spec.items | length) == 1`,
+	}
+	got := ruleTexts(res)
+	for _, w := range want {
+		if !strings.Contains(strings.Join(got, "\n"), w) {
+			t.Errorf("no rule %q in:\n%s", w, strings.Join(got, "\n"))
+		}
+	}
+	// The names of several items follow their index: reported.
+	f := finding(t, res, ".spec.items[].name", ReasonObjects)
+	if len(f.Values) != 2 {
+		t.Errorf("values %v, want main-0 and main-1", f.Values)
+	}
 }

@@ -55,7 +55,7 @@ func Page(st *operators.Store, op string) ([]byte, error) {
 		channelNote(&b, st, op, newest)
 	}
 	fmt.Fprintf(&b, "\n%d releases checked, %s to %s; %d profiles (change points).\n", len(rels), rels[0].Version, rels[len(rels)-1].Version, len(profs))
-	webhooks(&b, st.Webhooks(op), newest)
+	webhooks(&b, st.Webhooks(op), profs)
 	learnedNote(&b, rels)
 
 	b.WriteString("\n## Releases checked\n\n| Release | Date | Profile in force |\n|---|---|---|\n")
@@ -161,18 +161,34 @@ func channelNote(b *bytes.Buffer, st *operators.Store, op string, p *operators.P
 
 // webhooks says which mutating webhooks the operator registers for its own
 // kinds and what of their writing the profiles cover.
-func webhooks(b *bytes.Buffer, hooks []operators.Webhook, newest *operators.Profile) {
+func webhooks(b *bytes.Buffer, hooks []operators.Webhook, profs []*operators.Profile) {
 	if len(hooks) == 0 {
 		return
 	}
-	mutations := 0
-	for _, r := range newest.Resources {
-		mutations += len(r.Mutations)
+	count := func(p *operators.Profile) int {
+		n := 0
+		for _, r := range p.Resources {
+			n += len(r.Mutations)
+		}
+		return n
+	}
+	mutations := count(profs[len(profs)-1])
+	var with []string // older profiles with mutation rules
+	for _, p := range profs[:len(profs)-1] {
+		if count(p) > 0 {
+			with = append(with, p.Version)
+		}
 	}
 	b.WriteString("\n## Mutating webhooks\n\n")
 	fmt.Fprintf(b, "The operator's install manifest (%s, read at every release checked) registers mutating admission webhooks"+
 		" for its own kinds; they can add fields on create and update, after the CRD schema defaults.", code(hooks[0].File))
-	if mutations == 0 {
+	if mutations == 0 && len(with) > 0 {
+		fmt.Fprintf(b, " **Covered:** the CRD schema defaults of every served version, listed on this page, and"+
+			" the fields these webhooks write that the profile(s) of %s fill (their mutation rules, listed under those change points below)."+
+			" **Not covered:** what these webhooks write in every other release, so a field one of them sets still differs"+
+			" from Git after cmp-defaults fills the manifests; learn it from a cluster with `cmp-defaults profiles learn`"+
+			" and select the learned profile next to the release, or ignore it in Argo CD.\n", strings.Join(with, ", "))
+	} else if mutations == 0 {
 		b.WriteString(" **Covered:** the CRD schema defaults of every served version, listed on this page." +
 			" **Not covered:** what these webhooks write. No profile of this operator has a mutation rule," +
 			" so a field one of them sets still differs from Git after cmp-defaults fills the manifests." +

@@ -52,11 +52,21 @@ func TestWebhookSection(t *testing.T) {
 		{acmeProfile + "    mutations:\n      - path: .spec.tier\n        value: gold\n", []string{
 			"The newest profile fills 1 field(s) these webhooks write",
 		}},
+		// Mutations in an older profile only (Knative's 1.15.2): named.
+		{acmeProfile + "    mutations:\n      - path: .spec.tier\n        value: gold\n", []string{
+			"the fields these webhooks write that the profile(s) of v1.0.0 fill",
+			"what these webhooks write in every other release",
+		}},
 	} {
-		st, err := operators.Load(operators.LoadOptions{Embedded: fstest.MapFS{
+		fs := fstest.MapFS{
 			"acme/v1.0.0.yaml": {Data: []byte(c.profile)},
 			"acme/index.yaml":  {Data: []byte(acmeIndex)},
-		}})
+		}
+		if strings.Contains(c.want[0], "profile(s) of v1.0.0") {
+			fs["acme/v1.1.0.yaml"] = &fstest.MapFile{Data: []byte(strings.ReplaceAll(acmeProfile, "v1.0.0", "v1.1.0"))}
+			fs["acme/index.yaml"] = &fstest.MapFile{Data: []byte(strings.Replace(acmeIndex, "{version: v1.1.0, profile: v1.0.0}", "{version: v1.1.0, profile: v1.1.0}", 1))}
+		}
+		st, err := operators.Load(operators.LoadOptions{Embedded: fs})
 		if err != nil {
 			t.Fatal(err)
 		}

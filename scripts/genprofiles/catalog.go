@@ -38,6 +38,9 @@ type webhookSpec struct {
 }
 
 type tagFilter struct {
+	// Prefix is what the git tags put before the version (Knative's
+	// knative-v1.15.2 is release v1.15.2); from, to and exclude are versions.
+	Prefix  string   `yaml:"prefix"`
 	Pattern string   `yaml:"pattern"`
 	From    string   `yaml:"from"`
 	To      string   `yaml:"to"`
@@ -143,9 +146,10 @@ func (e *entry) pathAt(tag string) pathSpec {
 	return out
 }
 
-// selects says whether a tag is one of the entry's final releases.
-func (t *tagFilter) selects(tag string) bool {
-	if !t.re.MatchString(tag) {
+// selects says whether a git tag ref, of version tag, is one of the
+// entry's final releases.
+func (t *tagFilter) selects(ref, tag string) bool {
+	if !t.re.MatchString(ref) {
 		return false
 	}
 	if operators.CompareVersions(tag, t.From) < 0 || operators.CompareVersions(tag, t.To) > 0 {

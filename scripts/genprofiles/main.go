@@ -139,7 +139,9 @@ func fail(err error) {
 	os.Exit(1)
 }
 
-type release struct{ tag, date string }
+// release is one release: tag is its version (v1.2.3), ref the git tag
+// that holds it (tag itself, or with the catalog's tags.prefix).
+type release struct{ tag, date, ref string }
 
 func readReleases(dir string) ([]release, error) {
 	f, err := os.Open(filepath.Join(dir, "RELEASES.txt"))

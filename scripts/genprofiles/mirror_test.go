@@ -38,7 +38,8 @@ spec:
 }
 
 // testMirror builds a bare repository with one commit per tag: tag ->
-// file path -> content. It needs the git command, as the generator does.
+// file path -> content; a content "-> TARGET" is a symbolic link to TARGET.
+// It needs the git command, as the generator does.
 func testMirror(t *testing.T, tags []string, trees map[string]map[string]string) string {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
@@ -67,6 +68,12 @@ func testMirror(t *testing.T, tags []string, trees map[string]map[string]string)
 			f := filepath.Join(src, p)
 			if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
 				t.Fatal(err)
+			}
+			if target, ok := strings.CutPrefix(content, "-> "); ok {
+				if err := os.Symlink(target, f); err != nil {
+					t.Fatal(err)
+				}
+				continue
 			}
 			if err := os.WriteFile(f, []byte(content), 0o644); err != nil {
 				t.Fatal(err)
@@ -310,5 +317,97 @@ func TestWriteNewest(t *testing.T) {
 	}
 	if b, err := os.ReadFile(want); err != nil || string(b) != newer {
 		t.Errorf("%s: %v\n%s", want, err, b)
+	}
+}
+
+// Tags with a prefix (knative-v1.15.2) are releases named by the version
+// after it, and a CRD file that is a symbolic link is read as the file it
+// points to (Knative links the CRDs of the projects it vendors).
+func TestPrefixedTagsAndLinks(t *testing.T) {
+	gizmos, widgets := gizmoCRD("example.com", "Slow"), strings.NewReplacer("Gizmo", "Widget", "gizmos", "widgets").Replace(gizmoCRD("other.example.com", "Fast"))
+	trees := map[string]map[string]string{
+		"proj-v1.0.0": {"crds/gizmos.yaml": gizmos, "crds/widgets.yaml": "-> ../vendor/other/widgets.yaml", "vendor/other/widgets.yaml": widgets},
+		"v9.0.0":      {"crds/gizmos.yaml": gizmos},
+		"proj-v1.1.0": {"crds/gizmos.yaml": gizmos, "crds/widgets.yaml": "-> ../vendor/other/widgets.yaml", "vendor/other/widgets.yaml": strings.ReplaceAll(widgets, "Fast", "Faster")},
+	}
+	git := testMirror(t, []string{"proj-v1.0.0", "v9.0.0", "proj-v1.1.0"}, trees)
+	e := entry{
+		Name: "proj", Repository: "github.com/example/proj", Groups: []string{"example.com", "other.example.com"},
+		Source: "mirror", Mirror: "example+proj",
+		Tags:  tagFilter{Prefix: "proj-", Pattern: `^proj-v[0-9]+\.[0-9]+\.[0-9]+$`, From: "v1.0.0", To: "v1.1.0"},
+		Paths: []pathSpec{{From: "v1.0.0", Dir: "crds"}},
+	}
+	if err := e.validate(); err != nil {
+		t.Fatal(err)
+	}
+	files, err := generateMirror(&e, newMirror(git), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if got := strings.Join(names, " "); got != "index.yaml v1.0.0.yaml v1.1.0.yaml" {
+		t.Fatalf("files: %s", got)
+	}
+	p, err := operators.ParseProfile("v1.1.0.yaml", files["v1.1.0.yaml"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Provenance.Tag != "proj-v1.1.0" || len(p.Provenance.Files) != 2 || p.Provenance.Files[1].Path != "vendor/other/widgets.yaml" {
+		t.Errorf("provenance: %+v", p.Provenance)
+	}
+	var modes []string
+	for _, r := range p.Resources {
+		for _, d := range r.Defaults {
+			modes = append(modes, r.Kind+"="+fmt.Sprint(d.Value))
+		}
+	}
+	sort.Strings(modes)
+	if got := strings.Join(modes, " "); got != "Gizmo=Slow Widget=Faster" {
+		t.Errorf("defaults at v1.1.0: %s", got)
+	}
+	trees["proj-v1.0.0"]["crds/widgets.yaml"] = "-> ../../outside.yaml"
+	git = testMirror(t, []string{"proj-v1.0.0", "proj-v1.1.0"}, trees)
+	if _, err := generateMirror(&e, newMirror(git), t.TempDir()); err == nil || !strings.Contains(err.Error(), "proj-v1.0.0:crds/widgets.yaml: links out of the repository") {
+		t.Errorf("a link out of the repository: %v", err)
+	}
+}
+
+// Learned mutations of a kind the CRDs serve without any schema default
+// (Knative's Route) add that kind to the release's profile; a kind the
+// CRDs do not serve is an error.
+func TestAddLearnedKindWithoutDefaults(t *testing.T) {
+	crds, err := operators.ParseCRDs([]operators.CRDFile{{Name: "widgets.yaml", Data: []byte(strings.NewReplacer("Gizmo", "Widget", "gizmos", "widgets", "default: Fast", "type: string").Replace(gizmoCRD("example.com", "Fast")))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	learned := func(kind string) {
+		t.Helper()
+		f := filepath.Join(dir, "proj", "v1.0.0.yaml")
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		data := "apiVersion: cmp-defaults.io/v1alpha1\nkind: OperatorProfile\noperator: proj\nversion: v1.0.0\nlearned: {cluster: test, serverVersion: v1.37.0, module: example.com/proj@v1.0.0, objects: 1}\n" +
+			"resources:\n  - {group: example.com, version: v1, kind: " + kind + ", mutations: [{path: .spec.size, value: 1}]}\n"
+		if err := os.WriteFile(f, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	learned("Widget")
+	p := &operators.Profile{}
+	mod, err := addLearned(dir, "proj", "v1.0.0", crds, p)
+	if err != nil || mod != "example.com/proj@v1.0.0" {
+		t.Fatalf("addLearned: %q %v", mod, err)
+	}
+	if len(p.Resources) != 1 || p.Resources[0].Kind != "Widget" || len(p.Resources[0].Mutations) != 1 {
+		t.Errorf("resources: %+v", p.Resources)
+	}
+	learned("Gadget")
+	if _, err := addLearned(dir, "proj", "v1.0.0", crds, &operators.Profile{}); err == nil || !strings.Contains(err.Error(), "Gadget is not served") {
+		t.Errorf("a kind the CRDs do not serve: %v", err)
 	}
 }

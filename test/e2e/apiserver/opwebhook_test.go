@@ -30,6 +30,10 @@ type operatorWebhook struct {
 	Version string `json:"version"`
 	// Configuration is the operator configuration the process runs with.
 	Configuration string `json:"configuration"`
+	// Paths are the URL paths of webhooks whose manifest names none (the
+	// operator writes it at run time, as Knative's reconciler does), by
+	// webhook name.
+	Paths map[string]string `json:"paths"`
 	// Dir is the operator module's source in the Go module cache (as the
 	// proxy serves it): its CRDs, webhook manifests and samples are read
 	// from there, never copied into this repository.
@@ -83,26 +87,34 @@ func startOperatorWebhookBuild(t *testing.T, name string, flags []string, env ..
 	if err := json.Unmarshal([]byte(line), w); err != nil {
 		t.Fatalf("webhook-%s: %v: %q", name, err, line)
 	}
+	w.Dir = moduleDir(t, name, w.Module, flags...)
+	t.Logf("webhook-%s: %s@%s built in %s, serving at %s", name, w.Module, w.Version, built.Round(time.Millisecond), w.URL)
+	return w
+}
+
+// moduleDir is where a module that ../webhook-NAME requires (with the
+// -modfile of flags, if any) is in the Go module cache.
+func moduleDir(t *testing.T, name, module string, flags ...string) string {
+	t.Helper()
 	var modfile []string
 	for _, f := range flags {
 		if strings.HasPrefix(f, "-modfile=") {
 			modfile = append(modfile, f)
 		}
 	}
-	list := exec.Command("go", append(append([]string{"list"}, modfile...), "-m", "-f", "{{.Dir}}", w.Module)...)
-	list.Dir = src
+	list := exec.Command("go", append(append([]string{"list"}, modfile...), "-m", "-f", "{{.Dir}}", module)...)
+	list.Dir = filepath.Join("..", "webhook-"+name)
 	out, err := list.Output()
 	if err != nil {
-		t.Fatalf("go list -m %s: %v", w.Module, err)
+		t.Fatalf("go list -m %s: %v", module, err)
 	}
-	w.Dir = strings.TrimSpace(string(out))
-	t.Logf("webhook-%s: %s@%s built in %s, serving at %s", name, w.Module, w.Version, built.Round(time.Millisecond), w.URL)
-	return w
+	return strings.TrimSpace(string(out))
 }
 
 // register installs the operator's MutatingWebhookConfigurations from its
 // install manifest (a file in its module) as the operator ships them,
-// with the service reference replaced by the process's URL and CA.
+// with the service reference replaced by the process's URL and CA (and its
+// path, when the manifest leaves it to the operator).
 func (a *argo) registerOperatorWebhooks(t *testing.T, w *operatorWebhook, manifest string) []*admissionregistrationv1.MutatingWebhookConfiguration {
 	t.Helper()
 	var out []*admissionregistrationv1.MutatingWebhookConfiguration
@@ -116,6 +128,9 @@ func (a *argo) registerOperatorWebhooks(t *testing.T, w *operatorWebhook, manife
 		}
 		for i := range cfg.Webhooks {
 			cc := &cfg.Webhooks[i].ClientConfig
+			if p, ok := w.Paths[cfg.Webhooks[i].Name]; ok && cc.Service != nil && cc.Service.Path == nil {
+				cc.Service.Path = &p
+			}
 			if cc.Service == nil || cc.Service.Path == nil {
 				t.Fatalf("%s: webhook %s has no service path", manifest, cfg.Webhooks[i].Name)
 			}

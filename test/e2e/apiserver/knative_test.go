@@ -1,0 +1,213 @@
+package apiserver
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// knativeReleases maps the knative.dev/serving module versions that
+// test/e2e/webhook-knative may pin to the Knative release they are: the
+// module's vX.Y.Z tag and the release's knative-vA.B.C tag are the same
+// commit in github.com/knative/serving.
+var knativeReleases = map[string]string{"v0.42.2": "v1.15.2", "v0.42.3": "v1.15.3"}
+
+// knativeBuilds are the builds of ../webhook-knative, one per release whose
+// module the Go proxy serves and builds with the same knative.dev/pkg,
+// networking and k8s.io: go.mod, and another release's go.mod beside it.
+// (the proxy does not serve v0.42.1 and v0.43.2; later ones were not tried.)
+var knativeBuilds = [][]string{nil, {"-modfile=go.v0.42.3.mod"}}
+
+// knativeLinkedCRDs are the files of serving's config/core/300-resources
+// that are symbolic links to knative.dev/networking's CRDs (a Go module
+// has no links, so they are read from the networking module the release
+// requires, which is what the links point to under vendor/).
+var knativeLinkedCRDs = []string{"certificate.yaml", "domain-claim.yaml", "ingress.yaml", "serverlessservice.yaml"}
+
+// TestKnativeWebhook: Knative Serving's own defaulting webhook, built from
+// the release's module (test/e2e/webhook-knative) and registered from its
+// own manifest, in the admission chain of a real kube-apiserver with the
+// release's own CRDs (read from the modules as the Go proxy serves them).
+//
+//   - 'profiles learn' on the inputs written for it
+//     (testdata/webhooks/knative), as two users, gives the same bytes as the
+//     committed scripts/learned file, and no identity (the creator and
+//     lastModifier annotations follow the requester);
+//   - Knative's own example Services (test/test_images and
+//     test/performance of the module), which the learner never saw,
+//     filled with the operator's name alone, are Synced in every Argo CD
+//     diff mode and equal to what the server stores.
+func TestKnativeWebhook(t *testing.T) {
+	for _, flags := range knativeBuilds {
+		name := "go.mod"
+		if len(flags) > 0 {
+			name = strings.TrimPrefix(flags[0], "-modfile=")
+		}
+		t.Run(name, func(t *testing.T) { knativeWebhook(t, flags) })
+	}
+}
+
+func knativeWebhook(t *testing.T, flags []string) {
+	w := startOperatorWebhookBuild(t, "knative", flags, "WEBHOOK_LOGS="+os.Getenv("E2E_LOGS"))
+	release, ok := knativeReleases[w.Version]
+	if !ok {
+		t.Fatalf("%s@%s: which Knative release is it? Add it to knativeReleases", w.Module, w.Version)
+	}
+	s := startServer(t)
+	a := newArgo(t, s.cfg)
+	crdFiles, _ := filepath.Glob(filepath.Join(w.Dir, "config", "core", "300-resources", "*.yaml"))
+	networking := moduleDir(t, "knative", "knative.dev/networking", flags...)
+	for _, f := range knativeLinkedCRDs {
+		crdFiles = append(crdFiles, filepath.Join(networking, "config", f))
+	}
+	crds := readCRDs(t, crdFiles...)
+	a.installCRDs(t, crds)
+	a.registerOperatorWebhooks(t, w, filepath.Join("config", "core", "webhooks", "defaulting.yaml"))
+	a.ensureNamespace(t, "knative-learn")
+	a.waitAdmitted(t, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "serving.knative.dev/v1", "kind": "Service",
+		"metadata": map[string]any{"name": "probe", "namespace": "knative-learn"},
+		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+			"containers": []any{map[string]any{"image": "registry.example/app:1"}}}}},
+	}}, func(o *unstructured.Unstructured) bool {
+		v, _, _ := unstructured.NestedSlice(o.Object, "spec", "traffic")
+		return len(v) > 0
+	})
+	version := strings.TrimPrefix(release, "v")
+
+	t.Run("learn", func(t *testing.T) {
+		crdProfile := extractProfile(t, "knative-crds", release, crdFiles...)
+		args := []string{"profiles", "learn", "--kubeconfig", s.kubeconfig, "--second-context", "editor", "--as", "knative-serving@" + version,
+			"--operator", "knative-crds@" + version, "--profiles-dir", crdProfile,
+			"--report", filepath.Join(t.TempDir(), "report.json"), filepath.Join("testdata", "webhooks", "knative", "inputs.yaml")}
+		report := args[len(args)-2]
+		first := runBinary(t, "", args...)
+		if first.code != 0 {
+			t.Fatalf("profiles learn: exit %d\n%s", first.code, first.stderr)
+		}
+		t.Logf("report:\n%s", first.stderr)
+		// The identities follow the user: learned as two users, they differ.
+		if strings.Contains(first.stdout, "serving.knative.dev/creator") || strings.Contains(first.stdout, "serving.knative.dev/lastModifier") {
+			t.Errorf("an identity annotation is learned:\n%s", first.stdout)
+		}
+		reasons := map[string]map[string]bool{}
+		for _, f := range readLearnReport(t, report).NotLearned {
+			if reasons[f.Path] == nil {
+				reasons[f.Path] = map[string]bool{}
+			}
+			reasons[f.Path][f.Reason] = true
+		}
+		t.Logf("not learned: %v", reasons)
+		for p, want := range map[string]string{
+			`.metadata.annotations["serving.knative.dev/creator"]`:      "differs-between-dry-runs",
+			`.metadata.annotations["serving.knative.dev/lastModifier"]`: "differs-between-dry-runs",
+			// What the rules cannot say, so reported with the
+			// ignoreDifferences rule that covers it: the names of several
+			// containers follow their index (user-container-N), and a
+			// volume mount is made read-only unless its volume is an
+			// emptyDir or a claim (a field elsewhere decides).
+			".spec.template.spec.containers[].name":                    "differs-between-objects",
+			".spec.template.spec.containers[].readinessProbe":          "differs-between-objects",
+			".spec.template.spec.containers[].volumeMounts[].readOnly": "differs-between-objects",
+			".spec.template.spec.initContainers[].name":                "differs-between-objects",
+		} {
+			if !reasons[p][want] {
+				t.Errorf("%s: reported as %v, want %s", p, reasons[p], want)
+			}
+		}
+		// What the list's length decides is learned with it: the only
+		// container is user-container and gets the readiness probe, of two
+		// the one with ports gets it.
+		for _, r := range []string{
+			"path: .spec.template.spec.containers[].name\n        value: user-container\n        when: (.spec.template.spec.containers | length) == 1",
+			"path: .spec.template.spec.containers[] | select(.ports != null) | .readinessProbe",
+		} {
+			if !strings.Contains(first.stdout, r) {
+				t.Errorf("not learned: %s", r)
+			}
+		}
+		// readOnly: false is dropped (the Go type omits false): no fill
+		// brings it back; remove it from Git.
+		if !reasons[".spec.template.spec.containers[].volumeMounts[].readOnly"]["dropped"] {
+			t.Errorf("readOnly: false of a volume mount is not reported as dropped")
+		}
+		again := runBinary(t, "", args...)
+		if again.stdout != first.stdout {
+			t.Errorf("learning twice gives other bytes:\n%s\n---\n%s", first.stdout, again.stdout)
+		}
+		got := shippable(first.stdout, s.host, w)
+		file := filepath.Join(repoRoot(), "scripts", "learned", "knative-serving", release+".yaml")
+		if os.Getenv("E2E_LEARN_WRITE") != "" {
+			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("wrote %s", file)
+			return
+		}
+		want, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatalf("%v: learn it with scripts/learn-webhooks.sh", err)
+		}
+		if !bytes.Equal(want, []byte(got)) {
+			t.Errorf("%s is not what %s@%s's webhook does now (run scripts/learn-webhooks.sh):\nlearned:\n%s", file, w.Module, w.Version, got)
+		}
+	})
+
+	t.Run("upstream-samples", func(t *testing.T) {
+		objs := a.accepted(t, knativeSamples(t, w.Dir), "knative-learn")
+		if len(objs) == 0 {
+			t.Fatal("no samples in the module")
+		}
+		results := a.run(t, scenario{id: "kn-samples", crds: crds, objects: objs, fillArgs: []string{"--operator", "knative-serving@" + version}})
+		requireSynced(t, results, knativeNotLearned)
+		t.Logf("%d of Knative's example objects accepted by the server and checked", len(objs))
+	})
+}
+
+// knativeNotLearned is where Knative's webhook writes what the learner
+// reports as not learnable (TestKnativeWebhook/learn checks the report).
+// The claim's readOnly: false, dropped with the mount's, is no field the
+// learner sees in its inputs' mounts.
+var knativeNotLearned = regexp.MustCompile(`^\.spec\.template\.spec\.(containers\[[0-9]+\]\.(name|volumeMounts\[[0-9]+\]\.readOnly)|initContainers\[[0-9]+\]\.name|volumes\[[0-9]+\]\.persistentVolumeClaim\.readOnly)$`)
+
+// knativeSamples reads the example objects of serving.knative.dev in the
+// module's test/test_images and test/performance, each under a name of
+// its own.
+func knativeSamples(t *testing.T, dir string) []*unstructured.Unstructured {
+	t.Helper()
+	var files []string
+	for _, root := range []string{"test_images", "performance"} {
+		_ = filepath.WalkDir(filepath.Join(dir, "test", root), func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".yaml") {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	seen := map[string]bool{}
+	var out []*unstructured.Unstructured
+	for _, f := range files {
+		for _, o := range readObjects(t, f) {
+			if !strings.HasPrefix(o.GetAPIVersion(), "serving.knative.dev/") {
+				continue
+			}
+			name := o.GetName()
+			for i := 2; seen[name]; i++ {
+				name = o.GetName() + "-" + strings.Repeat("x", i-1)
+			}
+			seen[name] = true
+			o.SetName(name)
+			o.SetNamespace("")
+			out = append(out, o)
+		}
+	}
+	return out
+}
