@@ -103,12 +103,31 @@ func newBuilder() *builder {
 	return &builder{adds: map[int]map[string]any{}, unstable: map[int]map[string]bool{}, groups: map[string]*group{}, findings: map[string]*Finding{}}
 }
 
-func build(obs []Observation, conds []condition) *Result {
+// observeAll is a builder that has seen every observation.
+func observeAll(obs []Observation, conds []condition) *builder {
 	b := newBuilder()
 	b.conds = conds
 	for i := range obs {
 		b.observe(i, &obs[i])
 	}
+	return b
+}
+
+// copiedIn says whether rule r's value, in the slots that got it, is a
+// copy of a sibling's value.
+func copiedIn(slots []slot, r Rule) bool {
+	var got []slot
+	for _, s := range slots {
+		if s.outcome == jsonText(r.Value) {
+			got = append(got, s)
+		}
+	}
+	_, c := copied(got)
+	return c
+}
+
+func build(obs []Observation, conds []condition) *Result {
+	b := observeAll(obs, conds)
 	res := &Result{Rules: []Rule{}, Findings: []Finding{}}
 	for _, g := range b.sortedGroups() {
 		rules, f := b.decide(obs, g)
@@ -307,13 +326,7 @@ func (b *builder) decide(obs []Observation, g *group) ([]Rule, *Finding) {
 		// in every slot that got it, is a copy of it.
 		var kept []Rule
 		for _, r := range rules {
-			var got []slot
-			for _, s := range slots {
-				if s.outcome == jsonText(r.Value) {
-					got = append(got, s)
-				}
-			}
-			if _, copy := copied(got); copy {
+			if copiedIn(slots, r) {
 				continue
 			}
 			if !strings.HasSuffix(r.When, " == "+jsonText(r.Value)) && !strings.Contains(r.Path, " == "+jsonText(r.Value)+")") {
@@ -413,13 +426,7 @@ func (b *builder) byLength(g *group, slots []slot, rule func(path, when string, 
 		}
 		rules := b.conditional(g, group, sib, rule)
 		for _, r := range rules {
-			var got []slot
-			for _, s := range group {
-				if s.outcome == jsonText(r.Value) {
-					got = append(got, s)
-				}
-			}
-			if _, copy := copied(got); copy {
+			if copiedIn(group, r) {
 				rest = append(rest, group...)
 				rules = nil
 				break
@@ -717,10 +724,7 @@ const maxVariants = 200
 // slot that got the field and one that did not. Dry-run too, they leave
 // only the sibling that really decides with a consistent outcome.
 func Variants(obs []Observation) []Variant {
-	b := newBuilder()
-	for i := range obs {
-		b.observe(i, &obs[i])
-	}
+	b := observeAll(obs, nil)
 	var out []Variant
 	seen := map[string]bool{}
 	for _, g := range b.sortedGroups() {

@@ -193,10 +193,7 @@ next:
 // admission then fills inside it is learned too, so a manifest that
 // states the object without its fields is filled.
 func Touched(obs []Observation) []Variant {
-	b := newBuilder()
-	for i := range obs {
-		b.observe(i, &obs[i])
-	}
+	b := observeAll(obs, nil)
 	var out []Variant
 	seen := map[string]bool{}
 	for _, g := range b.sortedGroups() {
