@@ -23,38 +23,41 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/supervisor"
-
-	"github.com/cmp-defaults/cmp-defaults/cmd/cmp-defaults/entry"
 )
 
 // Exit codes.
 const (
-	exitOK    = entry.ExitOK
-	exitError = entry.ExitError
-	exitUsage = entry.ExitUsage
-	exitFound = entry.ExitFound
+	exitOK    = supervisor.ExitOK
+	exitError = supervisor.ExitError
+	exitUsage = supervisor.ExitUsage
+	exitFound = supervisor.ExitFound
 )
 
-// main is the second half of the entry point: package entry, initialised
-// before Helm and Kubernetes, read the command line and the environment and
-// has already supervised the worker, if this process is the parent.
+// main reads the command line and the environment, the process's one
+// read of them, and runs the command: in a worker it supervises (Linux,
+// commands that read input), or in this process.
 func main() {
 	// Helm and kustomize log progress through the default loggers; only
 	// warnings and errors belong on stderr, which Argo CD shows on failure.
 	slog.SetLogLoggerLevel(slog.LevelWarn)
 	// client-go logs what its errors say again; the errors are reported.
 	klog.SetLogger(logr.Discard())
-	if entry.Worker {
+	args := os.Args[1:]
+	if len(args) > 0 && args[0] == supervisor.WorkerArg {
 		os.Exit(worker())
 	}
-	if !entry.Supervises() {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		code := runEnv(ctx, entry.Args, entry.Environ, os.Stdin, os.Stdout, os.Stderr, nil)
-		stop()
-		os.Exit(code)
+	environ := os.Environ()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	var code int
+	if supervisor.Supervises(args) {
+		// A reader that goes away is an error to report, not a signal to die of.
+		signal.Ignore(syscall.SIGPIPE)
+		code = supervisor.Parent(ctx, supervisor.Caller{Arg0: os.Args[0], Args: args, Environ: environ, Stdin: os.Stdin}, os.Stdout, os.Stderr)
+	} else {
+		code = runEnv(ctx, args, environ, os.Stdin, os.Stdout, os.Stderr, nil)
 	}
-	// A test binary (testscript runs main) supervises from here.
-	os.Exit(entry.Supervise(entry.Args, entry.Environ, os.Stdout, os.Stderr))
+	stop()
+	os.Exit(code)
 }
 
 // worker runs the job the supervisor hands over (internal/supervisor):
@@ -165,7 +168,7 @@ func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int
 		}
 		return exitError
 	}
-	if werr := entry.WriteOut(stdout, out.Bytes()); werr != nil {
+	if werr := supervisor.WriteOut(stdout, out.Bytes()); werr != nil {
 		fmt.Fprintln(stderr, "Error: "+werr.Error())
 		return exitError
 	}

@@ -1,4 +1,4 @@
-package entry
+package supervisor
 
 import (
 	"context"
@@ -6,16 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/settings"
-	"github.com/cmp-defaults/cmp-defaults/internal/supervisor"
 )
 
-// Exit codes.
+// Exit codes of the command, the worker's and the parent's.
 const (
 	ExitOK    = 0
 	ExitError = 1
@@ -23,21 +21,28 @@ const (
 	ExitFound = 3 // audit, check and diff-releases: something was found
 )
 
-// Supervises says whether this process runs its command in a worker: on
-// Linux, for every command that reads input.
-func Supervises() bool {
-	return !Worker && supervisor.Supported && !readsNothing(Args)
+// Caller is what the supervising process was started with, read once by
+// the command's main.
+type Caller struct {
+	Arg0    string
+	Args    []string
+	Environ []string
+	Stdin   *os.File
 }
 
-// Supervise runs the command line in a worker process and prints its
+// Supervises says whether a command line runs in a worker: on Linux, for
+// every command that reads input.
+func Supervises(args []string) bool {
+	return Supported && !readsNothing(args)
+}
+
+// Parent runs the caller's command line in a worker process and prints its
 // result: stdout only when complete, stderr bounded and printable, any
-// death of the worker as one line.
-func Supervise(args, environ []string, stdout, stderr io.Writer) int {
-	// A reader that goes away is an error to report, not a signal to die of.
-	signal.Ignore(syscall.SIGPIPE)
-	s, err := settings.FromEnv(environ)
+// death of the worker as one line. It returns the exit code.
+func Parent(ctx context.Context, c Caller, stdout, stderr io.Writer) int {
+	s, err := settings.FromEnv(c.Environ)
 	if err != nil {
-		fmt.Fprintln(stderr, "Error: "+supervisor.Printable(err.Error()))
+		fmt.Fprintln(stderr, "Error: "+Printable(err.Error()))
 		return ExitUsage
 	}
 	exe, err := os.Executable()
@@ -45,20 +50,18 @@ func Supervise(args, environ []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Error: cannot find the cmp-defaults binary to start its worker: "+err.Error())
 		return ExitError
 	}
-	opt := supervisor.Options{Exe: exe, Arg0: Arg0, Env: supervisor.WorkerEnv, Job: supervisor.Job{Args: args, Environ: environ},
-		Stdin: os.Stdin, MaxRSS: s.MaxMemory, Setting: "CMP_DEFAULTS_MAX_MEMORY_BYTES", Grace: 2 * time.Second, MaxStdout: s.MaxMemory}
-	switch commandOf(args) {
+	opt := Options{Exe: exe, Arg0: c.Arg0, Env: WorkerEnv, Job: Job{Args: c.Args, Environ: c.Environ},
+		Stdin: c.Stdin, MaxRSS: s.MaxMemory, Setting: "CMP_DEFAULTS_MAX_MEMORY_BYTES", Grace: 2 * time.Second, MaxStdout: s.MaxMemory}
+	switch commandOf(c.Args) {
 	case "generate":
 		// The sidecar's timeout bounds every tenant's.
 		opt.Deadline = s.Timeout
 	case "check", "learn", "extract":
 		// Cluster commands run on a person's machine with their kubeconfig,
 		// whose exec credential plugins need the environment (--no-exec refuses them).
-		opt.Env = environ
+		opt.Env = c.Environ
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	res, err := supervisor.Run(ctx, opt)
+	res, err := Run(ctx, opt)
 	if err != nil {
 		fmt.Fprintln(stderr, "Error: "+err.Error())
 		return ExitError
