@@ -82,7 +82,7 @@ func knativeWebhook(t *testing.T, flags []string) {
 
 	t.Run("learn", func(t *testing.T) {
 		crdProfile := extractProfile(t, "knative-crds", release, crdFiles...)
-		args := []string{"profiles", "learn", "--kubeconfig", s.kubeconfig, "--second-context", "editor", "--as", "knative-serving@" + version,
+		args := []string{"profiles", "learn", "--kubeconfig", s.kubeconfig, "--second-context", "editor", "--as", "knative-webhook@" + version,
 			"--operator", "knative-crds@" + version, "--profiles-dir", crdProfile,
 			"--report", filepath.Join(t.TempDir(), "report.json"), filepath.Join("testdata", "webhooks", "knative", "inputs.yaml")}
 		report := args[len(args)-2]
@@ -140,7 +140,7 @@ func knativeWebhook(t *testing.T, flags []string) {
 		if again.stdout != first.stdout {
 			t.Errorf("learning twice gives other bytes:\n%s\n---\n%s", first.stdout, again.stdout)
 		}
-		got := shippable(first.stdout, s.host, w)
+		got := shippable(first.stdout, s.host, w, "knative-webhook", "knative-serving")
 		file := filepath.Join(repoRoot(), "scripts", "learned", "knative-serving", release+".yaml")
 		if os.Getenv("E2E_LEARN_WRITE") != "" {
 			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
