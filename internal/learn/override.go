@@ -13,15 +13,23 @@ import (
 // the shipped one), so it holds the release's CRD schema defaults and
 // everything this cluster's admission adds beyond them, and it is learned
 // with those defaults filled first, not the release's mutations. nil when
-// NAME is no operator of st: the profile is selected next to the releases.
+// NAME is no operator release of st (unknown, or a profile of learned
+// mutations only): the profile is selected next to the releases.
 // refs are the selected releases (--operator); one of the same operator must
 // be this release.
 func OverrideOf(st *operators.Store, name, version string, refs []string) (*operators.Resolution, error) {
 	as := name + "@" + strings.TrimPrefix(version, "v")
-	r, err := st.Resolve(name, version, true)
-	if re, ok := err.(*operators.ResolveError); ok && re.Unknown {
+	if !isRelease(st, name) {
+		// A profile of mutations only, learned before: learned again
+		// under its name, it must not fill first.
+		for _, ref := range refs {
+			if n, _, err := operators.ParseRef(ref); err == nil && n == name {
+				return nil, fmt.Errorf("--as %s names the selected %s, a profile of mutations only: learn it again without selecting it (its mutations would fill first and be left out), or under another name", as, ref)
+			}
+		}
 		return nil, nil
 	}
+	r, err := st.Resolve(name, version, true)
 	if err != nil {
 		why, _, _ := strings.Cut(err.Error(), "; ")
 		return nil, fmt.Errorf("--as %s names a release of %s to override, but no profile holds for it (%s). An override keeps the CRD schema defaults of the release: name a checked one ('cmp-defaults profiles show %s' lists them), or extract your cluster's CRDs first ('cmp-defaults profiles extract --from-cluster --group GROUP --operator %s --write DIR', then --profiles-dir DIR); or learn under a name of your own (--as my-%s) to select the profile next to the release",
@@ -34,6 +42,27 @@ func OverrideOf(st *operators.Store, name, version string, refs []string) (*oper
 		}
 	}
 	return r, nil
+}
+
+// isRelease says whether name is an operator whose releases st holds:
+// shipped, or a profile with CRD schema defaults (extracted from CRDs);
+// not a name of learned mutations only.
+func isRelease(st *operators.Store, name string) bool {
+	profs, err := st.Profiles(name)
+	if err != nil {
+		return false
+	}
+	for _, p := range profs {
+		if p.Source == operators.Shipped {
+			return true
+		}
+		for _, r := range p.Resources {
+			if len(r.Defaults) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // overrides names the release p overrides and the file of its CRD schema

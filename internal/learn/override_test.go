@@ -27,6 +27,28 @@ func TestOverrideOf(t *testing.T) {
 	if r, err := OverrideOf(st, "prod-webhooks", "v2026.12.1", []string{"cloudnative-pg@1.30.0"}); r != nil || err != nil {
 		t.Errorf("a name of one's own: %v, %v; want no override", r, err)
 	}
+	// A profile of mutations only, learned before, is no release: learned
+	// again under its name (any version), unless it is selected.
+	dir := t.TempDir()
+	learned := Profile("prod-webhooks", "v2026.12.1", &Result{Rules: []Rule{{APIVersion: "postgresql.cnpg.io/v1", Kind: "Cluster", Path: ".spec.logLevel", Value: "debug"}}},
+		operators.Learned{Cluster: "https://c", ServerVersion: "v1.34.2", Objects: 1})
+	b, err := Encode(learned, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := operators.WriteProfile(dir, "prod-webhooks", "v2026.12.1", b); err != nil {
+		t.Fatal(err)
+	}
+	withLearned := shippedStore(t, dir)
+	for _, v := range []string{"v2026.12.1", "v2026.12.2"} {
+		if r, err := OverrideOf(withLearned, "prod-webhooks", v, []string{"cloudnative-pg@1.30.0"}); r != nil || err != nil {
+			t.Errorf("learned again as %s: %v, %v; want no override", v, r, err)
+		}
+	}
+	if _, err := OverrideOf(withLearned, "prod-webhooks", "v2026.12.2", []string{"prod-webhooks@2026.12.1"}); err == nil || !strings.Contains(err.Error(), "--as prod-webhooks@2026.12.2 names the selected prod-webhooks@2026.12.1, a profile of mutations only") {
+		t.Errorf("selected: %v", err)
+	}
+
 	r, err := OverrideOf(st, "cloudnative-pg", "v1.30.0", []string{"cloudnative-pg@1.30.0", "external-secrets@2.5.0"})
 	if err != nil || r == nil || r.Ref() != "cloudnative-pg@v1.30.0" || r.Profile.Source != operators.Shipped {
 		t.Fatalf("cloudnative-pg@1.30.0: %+v, %v", r, err)
