@@ -81,6 +81,9 @@ func knativeWebhook(t *testing.T, flags []string) {
 	version := strings.TrimPrefix(release, "v")
 
 	t.Run("learn", func(t *testing.T) {
+		// Learned under names of its own, as for CloudNativePG (--as
+		// knative-serving@X would override the shipped release); the file
+		// names the release.
 		crdProfile := extractProfile(t, "knative-crds", release, crdFiles...)
 		args := []string{"profiles", "learn", "--kubeconfig", s.kubeconfig, "--second-context", "editor", "--as", "knative-webhook@" + version,
 			"--operator", "knative-crds@" + version, "--profiles-dir", crdProfile,
