@@ -92,7 +92,7 @@ spec:
 		t.Fatalf("second fill changed %d fields, err %v", n, err)
 	}
 	ws, err := e.RewriteWarnings(manifest.Object{Data: obj, Source: "app.yaml", Doc: 1, Line: 1})
-	if err != nil || len(ws) != 1 || !strings.Contains(ws[0], ".spec.timeout: you wrote 0, and acme@v1.0.0's admission stores 300") || !strings.Contains(ws[0], "app.yaml") {
+	if err != nil || len(ws) != 1 || !strings.Contains(ws[0], ".spec.timeout: you wrote 0, and acme@1.0.0's admission stores 300") || !strings.Contains(ws[0], "app.yaml") {
 		t.Fatalf("rewrite warnings %q, err %v", ws, err)
 	}
 

@@ -228,7 +228,7 @@ func (e *Engine) RewriteWarnings(o manifest.Object) ([]string, error) {
 			why = " (" + r.Reason + ")"
 		}
 		out = append(out, fmt.Sprintf("%s: %s: %s: you wrote %s, and %s@%s's admission stores %s%s; cmp-defaults never changes a value you wrote: write %s in Git, or Argo CD shows this field OutOfSync",
-			o.Where(), o.ID(), r.Path, jsonText(r.From), r.Origin.Operator, r.Origin.Release, jsonText(r.To), why, jsonText(r.To)))
+			o.Where(), o.ID(), r.Path, jsonText(r.From), r.Origin.Operator, strings.TrimPrefix(r.Origin.Release, "v"), jsonText(r.To), why, jsonText(r.To)))
 	}
 	return out, nil
 }

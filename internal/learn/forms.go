@@ -184,7 +184,7 @@ func (b *builder) parts(obs []Observation, g *group, slots []slot) ([]part, bool
 		var out []part
 		for _, k := range slices.Sorted(maps.Keys(byShape)) {
 			match := byShape[k]
-			if match[0].outcome == "" {
+			if match[0].outcome == "" || k == "" {
 				continue
 			}
 			cond := ".name == $n"
@@ -447,11 +447,13 @@ func newRule(g *group, path, when string, match []slot) Rule {
 	return Rule{APIVersion: g.apiVersion, Kind: g.kind, Path: path, When: when, Value: match[0].value, Fields: len(match), Objects: len(objs)}
 }
 
-// template finds the format of string values that follow the item's
-// place in its list: constant text around the item's index ({index}) or
-// its position among the items of its list that got the field ({n}),
-// the same in every slot.
-func template(slots []slot) (string, bool) {
+// templates lists the formats of string values that follow the item's
+// place in its list, the same in every slot: constant text around the
+// item's index ({index}) or its position among the items of its list that
+// got the field ({n}). The one by index comes first; where every item
+// lacked the field, both fit.
+func templates(slots []slot) []string {
+	var out []string
 	for _, ph := range []string{"{index}", "{n}"} {
 		format := ""
 		pos := map[string]int{}
@@ -466,7 +468,7 @@ func template(slots []slot) (string, bool) {
 				}
 			}
 			if !isStr || j < 0 {
-				return "", false
+				return nil
 			}
 			n := s.path[j].(int)
 			if ph == "{n}" {
@@ -488,8 +490,8 @@ func template(slots []slot) (string, bool) {
 			format = f
 		}
 		if ok && format != "" {
-			return format, true
+			out = append(out, format)
 		}
 	}
-	return "", false
+	return out
 }

@@ -179,6 +179,12 @@ func TestLearnFormatByPosition(t *testing.T) {
 		}
 	}
 	fillsLikeAdmission(t, res, obs)
+	// Three items all unnamed (index and position agree) and two with a
+	// named one first (only the position fits): one format for both.
+	res = Build(obs[:5])
+	if got := strings.Join(ruleTexts(res), "\n"); !strings.Contains(got, `format item-{n} when (.spec.items | length) >= 2`) {
+		t.Errorf("rules:\n%s", got)
+	}
 	// All unnamed: the index and the position agree; the index is taken.
 	res = Build(obs[:3])
 	if got := strings.Join(ruleTexts(res), "\n"); !strings.Contains(got, `format item-{index} when (.spec.items | length) == 2`) {

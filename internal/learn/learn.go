@@ -462,6 +462,32 @@ func (b *builder) byLength(g *group, slots []slot, rule func(path, when string, 
 	if len(byLen) < 2 {
 		return nil, nil
 	}
+	// A format that fits every length whose items got values by their
+	// place wins over one that fits some lengths only (where every item
+	// lacked the field, the index and the position agree).
+	common := map[string]int{}
+	formatted := 0
+	for _, group := range byLen {
+		fs := templates(group)
+		if len(fs) > 0 && len(group) > 1 {
+			formatted++
+		}
+		for _, f := range fs {
+			common[f]++
+		}
+	}
+	pick := func(group []slot) (string, bool) {
+		fs := templates(group)
+		for _, f := range fs {
+			if common[f] == formatted {
+				return f, true
+			}
+		}
+		if len(fs) == 0 {
+			return "", false
+		}
+		return fs[0], true
+	}
 	var out []Rule
 	var rest []slot
 	for _, n := range slices.Sorted(maps.Keys(byLen)) {
@@ -482,7 +508,7 @@ func (b *builder) byLength(g *group, slots []slot, rule func(path, when string, 
 			out = append(out, rule(g.path, cond, group))
 			continue
 		}
-		if f, ok := template(group); ok && len(group) > 1 {
+		if f, ok := pick(group); ok && len(group) > 1 {
 			r := rule(g.path, cond, group)
 			r.Value, r.Format = nil, f
 			out = append(out, r)
