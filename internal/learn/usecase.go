@@ -101,7 +101,7 @@ func Run(ctx context.Context, cl, second *cluster.Client, e *defaults.Engine, re
 		Rewrites:   result.Rewrites,
 		NotLearned: result.Findings,
 	}
-	if len(obs) == 0 || len(result.Rules) == 0 {
+	if len(obs) == 0 || (len(result.Rules) == 0 && len(result.Rewrites) == 0) {
 		return rep, nil, nil
 	}
 	return rep, Profile(opt.Operator, opt.Version, result, rep.Learned), nil
