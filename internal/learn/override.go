@@ -101,6 +101,7 @@ func OverrideProfile(base *operators.Resolution, res *Result, prov operators.Lea
 			i = len(p.Resources) - 1
 		}
 		p.Resources[i].Mutations = l.Mutations
+		p.Resources[i].Rewrites = l.Rewrites
 	}
 	operators.SortResources(p.Resources)
 	return p

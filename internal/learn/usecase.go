@@ -107,6 +107,7 @@ func Run(ctx context.Context, cl, second *cluster.Client, e *defaults.Engine, re
 		Learned:    operators.Learned{Cluster: cl.Host, Context: cl.Context, SecondContext: secondContext(cl, second), ServerVersion: cl.Version, Time: opt.Time, Objects: len(obs) - varied, Varied: varied, Operators: filledFirst},
 		Objects:    seen,
 		Rules:      result.Rules,
+		Rewrites:   result.Rewrites,
 		NotLearned: result.Findings,
 	}
 	if opt.Override != nil {
@@ -119,7 +120,7 @@ func Run(ctx context.Context, cl, second *cluster.Client, e *defaults.Engine, re
 		}
 		return rep, OverrideProfile(opt.Override, result, rep.Learned), nil
 	}
-	if len(obs) == 0 || len(result.Rules) == 0 {
+	if len(obs) == 0 || (len(result.Rules) == 0 && len(result.Rewrites) == 0) {
 		return rep, nil, nil
 	}
 	return rep, Profile(opt.Operator, opt.Version, result, rep.Learned), nil

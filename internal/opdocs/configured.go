@@ -37,8 +37,8 @@ var configured = map[string]struct {
 			{".spec.template.spec.containerConcurrency", "`config-defaults` `container-concurrency`"},
 			{".spec.template.spec.enableServiceLinks", "`config-defaults` `enable-service-links` (set on create only)"},
 			{".spec.template.spec.containers[].resources", "`config-defaults` `revision-cpu-request`, `revision-memory-request`, `revision-ephemeral-storage-request`, `revision-cpu-limit`, `revision-memory-limit`, `revision-ephemeral-storage-limit`"},
-			{".spec.template.spec.containers[].name", "`config-defaults` `container-name-template` (the only container)"},
-			{".spec.template.spec.initContainers[].name", "`config-defaults` `init-container-name-template` (the only init container)"},
+			{".spec.template.spec.containers[].name", "`config-defaults` `container-name-template` (the only container; several are numbered)"},
+			{".spec.template.spec.initContainers[].name", "`config-defaults` `init-container-name-template` (the only init container; several are numbered)"},
 			{".spec.template.spec.containers[].securityContext", "`config-features` `secure-pod-defaults`"},
 		}},
 }
@@ -70,7 +70,7 @@ func configuredSection(b *bytes.Buffer, op string, profs []*operators.Profile) {
 		var vals []string
 		for _, r := range p.Resources {
 			for _, m := range r.Mutations {
-				if v := value(m.Value); m.Path == s.path && !contains(vals, v) {
+				if v := mutationValue(m); m.Path == s.path && !contains(vals, v) {
 					vals = append(vals, v)
 				}
 			}
@@ -91,6 +91,18 @@ func configuredSection(b *bytes.Buffer, op string, profs []*operators.Profile) {
 		" shipped mutations were learned from, in this repository, so the same branches are covered, and the report names" +
 		" every field the shipped profile fills that the new one does not. `--second-context` (another user) keeps" +
 		" identities out. See [Webhook defaults](../webhooks.md#your-operators-configuration-a-profile-that-replaces-the-release).\n")
+}
+
+// mutationValue says what a rule fills: its value, its format (a name per
+// list item) or the entry it inserts.
+func mutationValue(m operators.Mutation) string {
+	switch {
+	case m.Format != "":
+		return code(m.Format)
+	case m.Insert != "":
+		return value(m.Value) + " (inserted " + m.Insert + " unless an entry has its " + code(m.Key) + ")"
+	}
+	return value(m.Value)
 }
 
 func contains(l []string, s string) bool {

@@ -58,7 +58,7 @@ func (p *Profile) WithoutMutations() *Profile {
 	cp := *p
 	cp.Resources = make([]Resource, len(p.Resources))
 	for i, r := range p.Resources {
-		r.Mutations = nil
+		r.Mutations, r.Rewrites = nil, nil
 		cp.Resources[i] = r
 	}
 	return &cp
