@@ -370,10 +370,3 @@ func Fatal(err error) bool {
 	}
 	return ce.Reason == Unreachable || ce.Reason == Unauthorized
 }
-
-// Rejects says whether err is the cluster refusing the object as invalid
-// (its schema or a validating admission), not a failure to ask.
-func Rejects(err error) bool {
-	var ce *Error
-	return errors.As(err, &ce) && ce.Reason == Rejected
-}

@@ -13,14 +13,10 @@ import (
 )
 
 // Input is one object to learn from: as written, filled with the selected
-// profiles. Skipped (a reason) leaves it out of the dry runs. Variant (its
-// ID) marks a copy the learner made (Variants, Touched): one the cluster
-// rejects is left out, since a combination its schema forbids (two volume
-// mounts at one path) tells nothing about a default.
+// profiles. Skipped (a reason) leaves it out of the dry runs.
 type Input struct {
 	Object  manifest.Object
 	Skipped string
-	Variant string
 }
 
 // Object is one object's line in the report.
@@ -65,9 +61,6 @@ func Observe(ctx context.Context, cl, second *cluster.Client, ins []Input, names
 			continue
 		}
 		fail := func(err error) bool {
-			if in.Variant != "" && cluster.Rejects(err) {
-				return false
-			}
 			errs = append(errs, fmt.Sprintf("%s: %s: %v", ob.Where(), ob.ID(), err))
 			return cluster.Fatal(err)
 		}
@@ -79,9 +72,6 @@ func Observe(ctx context.Context, cl, second *cluster.Client, ins []Input, names
 			continue
 		}
 		ro.ID, ro.Exists = objectID(kind, t.Namespace, t.Name), t.Exists
-		if in.Variant != "" {
-			ro.ID = in.Variant
-		}
 		o := Observation{ID: ro.ID, APIVersion: av, Kind: kind, Exists: t.Exists, Sent: ob.Data}
 		first, err := cl.DryRunApply(ctx, t, ob.Data, fieldManager)
 		var sec *cluster.Admission

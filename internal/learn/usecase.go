@@ -78,11 +78,13 @@ func Run(ctx context.Context, cl, second *cluster.Client, e *defaults.Engine, re
 		for i, v := range vs {
 			vins[i].Object = observed[v.Of]
 			vins[i].Object.Data = v.Object
-			vins[i].Variant = v.ID
 		}
 		vobs, _, err := Observe(ctx, cl, second, vins, opt.Namespace, opt.FieldManager)
 		if err != nil {
 			return nil, nil, fmt.Errorf("dry runs of varied objects (to find the field that decides a default): %v", err)
+		}
+		for i := range vobs {
+			vobs[i].ID = vs[i].ID
 		}
 		obs = append(obs, vobs...)
 		varied = len(vobs)
