@@ -29,6 +29,9 @@ type knativeRelease struct {
 // and that build with their own pins (docs/webhooks.md lists the refused
 // and failed ones: their profiles say "none learned").
 var knativeReleases = []knativeRelease{
+	{modfile: "go.v0.41.0.mod", module: "v0.41.0", release: "v1.14.0"},
+	{modfile: "go.v0.41.1.mod", module: "v0.41.1", release: "v1.14.1"},
+	{modfile: "go.v0.41.2.mod", module: "v0.41.2", release: "v1.14.2"},
 	{modfile: "go.mod", module: "v0.42.2", release: "v1.15.2", always: true},
 	{modfile: "go.v0.42.3.mod", module: "v0.42.3", release: "v1.15.3"},
 	{modfile: "go.v0.43.0.mod", module: "v0.43.0", release: "v1.16.0"},
@@ -36,6 +39,7 @@ var knativeReleases = []knativeRelease{
 	{modfile: "go.v0.44.1.mod", module: "v0.44.1", release: "v1.17.1"},
 	{modfile: "go.v0.45.0.mod", module: "v0.45.0", release: "v1.18.0"},
 	{modfile: "go.v0.45.1.mod", module: "v0.45.1", release: "v1.18.1"},
+	{modfile: "go.v0.47.1.mod", module: "v0.47.1", release: "v1.20.1"},
 	{modfile: "go.v0.48.2.mod", module: "v0.48.2", release: "v1.21.2"},
 	{modfile: "go.v0.49.1.mod", module: "v0.49.1", release: "v1.22.1"},
 	{modfile: "go.v0.50.0.mod", module: "v0.50.0", release: "v1.23.0", always: true},
