@@ -29,6 +29,9 @@ type knativeRelease struct {
 // and that build with their own pins (docs/webhooks.md lists the refused
 // and failed ones: their profiles say "none learned").
 var knativeReleases = []knativeRelease{
+	{modfile: "go.v0.40.0.mod", module: "v0.40.0", release: "v1.13.0"},
+	{modfile: "go.v0.40.1.mod", module: "v0.40.1", release: "v1.13.1"},
+	{modfile: "go.v0.40.2.mod", module: "v0.40.2", release: "v1.13.2"},
 	{modfile: "go.v0.41.0.mod", module: "v0.41.0", release: "v1.14.0"},
 	{modfile: "go.v0.41.1.mod", module: "v0.41.1", release: "v1.14.1"},
 	{modfile: "go.v0.41.2.mod", module: "v0.41.2", release: "v1.14.2"},
