@@ -43,7 +43,10 @@ var knativeReleases = []knativeRelease{
 	{modfile: "go.v0.45.0.mod", module: "v0.45.0", release: "v1.18.0"},
 	{modfile: "go.v0.45.1.mod", module: "v0.45.1", release: "v1.18.1"},
 	{modfile: "go.v0.47.1.mod", module: "v0.47.1", release: "v1.20.1"},
+	{modfile: "go.v0.48.0.mod", module: "v0.48.0", release: "v1.21.0"},
+	{modfile: "go.v0.48.1.mod", module: "v0.48.1", release: "v1.21.1"},
 	{modfile: "go.v0.48.2.mod", module: "v0.48.2", release: "v1.21.2"},
+	{modfile: "go.v0.49.0.mod", module: "v0.49.0", release: "v1.22.0"},
 	{modfile: "go.v0.49.1.mod", module: "v0.49.1", release: "v1.22.1"},
 	{modfile: "go.v0.50.0.mod", module: "v0.50.0", release: "v1.23.0", always: true},
 }
