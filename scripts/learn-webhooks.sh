@@ -5,12 +5,13 @@
 # in a real kube-apiserver and runs 'cmp-defaults profiles learn' on
 # inputs generated from test/e2e/apiserver/testdata/webhooks/<name>
 # (seeds.yaml varied by vary.yaml), for every release the suite lists
-# (cnpgReleases: one go.mod per release). The same run twice gives the
+# (cnpgReleases, knativeReleases: one go.mod per release). The same run twice gives the
 # same bytes; without E2E_LEARN_WRITE the suite checks the committed files.
 # Then run scripts/gen-profiles.sh to merge them into the profiles.
 # Maintainers only: needs the Go module proxy.
 set -euo pipefail
 cd "$(dirname "$0")/../test/e2e/apiserver"
 E2E_CNPG_RELEASES=all E2E_LEARN_WRITE=1 go test -count=1 -run 'TestCNPGWebhook/.*/learn$' .
-# One subtest per build of test/e2e/webhook-knative (go.mod, go.v*.mod).
-E2E_LEARN_WRITE=1 exec go test -count=1 -run 'TestKnativeWebhook/.*/learn$' .
+# One subtest per build of test/e2e/webhook-knative (go.mod, go.v*.mod:
+# knativeReleases).
+E2E_KNATIVE_RELEASES=all E2E_LEARN_WRITE=1 exec go test -count=1 -run 'TestKnativeWebhook/.*/learn$' .
