@@ -79,8 +79,23 @@ type mutation struct {
 	code   *gojq.Code
 	when   *gojq.Code
 	value  any
+	format string // a string value per list item ({index}, {n})
+	insert string // "first" or "last": an entry inserted into the list at path
+	key    string // of insert: the field that tells an entry is there
+	drop   bool   // remove the field where it holds value
 	line   int
 	origin *Origin
+}
+
+// rewrite is a value admission replaces where it is written: only told.
+type rewrite struct {
+	path     string
+	code     *gojq.Code
+	when     *gojq.Code
+	from, to any
+	reason   string
+	line     int
+	origin   *Origin
 }
 
 type kindRules struct {
@@ -88,6 +103,7 @@ type kindRules struct {
 	// fills a few kinds of a profile that may describe dozens.
 	tree      func() *node
 	mutations []*mutation
+	rewrites  []*rewrite
 }
 
 // kindKey selects a kind's rules without building a string per object.
@@ -142,6 +158,7 @@ func Compile(res []*operators.Resolution, file func(op, version string) (string,
 					kr.tree = prev.tree
 				}
 				kr.mutations = append(prev.mutations, kr.mutations...)
+				kr.rewrites = append(prev.rewrites, kr.rewrites...)
 			}
 			e.kinds[k] = kr
 		}
@@ -178,13 +195,27 @@ func compileResource(rs *operators.Resource, o *Origin) (*kindRules, error) {
 		if err != nil {
 			return nil, err
 		}
-		mu := &mutation{path: m.Path, code: code, value: m.Value, line: m.Line, origin: o}
+		mu := &mutation{path: m.Path, code: code, value: m.Value, format: m.Format, insert: m.Insert, key: m.Key, drop: m.Drop, line: m.Line, origin: o}
 		if m.When != "" {
 			if mu.when, err = operators.CompileJQ(m.When, false); err != nil {
 				return nil, err
 			}
 		}
 		kr.mutations = append(kr.mutations, mu)
+	}
+	for i := range rs.Rewrites {
+		x := &rs.Rewrites[i]
+		code, err := operators.CompileJQ(x.Path, true)
+		if err != nil {
+			return nil, err
+		}
+		rw := &rewrite{path: x.Path, code: code, from: x.From, to: x.To, reason: x.Reason, line: x.Line, origin: o}
+		if x.When != "" {
+			if rw.when, err = operators.CompileJQ(x.When, false); err != nil {
+				return nil, err
+			}
+		}
+		kr.rewrites = append(kr.rewrites, rw)
 	}
 	return kr, nil
 }

@@ -21,6 +21,9 @@ type Object struct {
 	report.Object
 	Covered bool              `json:"covered"`
 	Filled  []defaults.Filled `json:"filled"`
+	// Rewrites are values written that admission stores as others:
+	// never changed, told.
+	Rewrites []defaults.Rewrite `json:"rewrites,omitempty"`
 	// Why nothing was filled in a covered object: "complete" (every
 	// defaulted field is set), "no-parents" (every one sits under a parent
 	// the object does not have) or "set-or-no-parents" (some of each).
@@ -43,6 +46,11 @@ func Run(e *defaults.Engine, res []*operators.Resolution, objs []manifest.Object
 		if err := e.FillObject(ob, func(f defaults.Filled) { o.Filled = append(o.Filled, f) }); err != nil {
 			return nil, err
 		}
+		rw, err := e.Rewrites(ob.Data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %v", ob.Where(), ob.ID(), err)
+		}
+		o.Rewrites = rw
 		if o.Covered && len(o.Filled) == 0 {
 			o.Unfilled = whyUnfilled(res, ob.Data)
 		}
@@ -114,6 +122,12 @@ func (rep *Report) WriteText(w io.Writer) error {
 				fmt.Fprintf(w, "  %s = %s\n", f.Path, v)
 				fmt.Fprintf(w, "      %s %s  from %s@%s, profile %s (%s:%d)\n", f.Type, f.Rule, f.Origin.Operator, strings.TrimPrefix(f.Origin.Release, "v"), f.Origin.Profile, f.Origin.File, f.Line)
 			}
+		}
+		for _, r := range ob.Rewrites {
+			from, _ := json.Marshal(r.From)
+			to, _ := json.Marshal(r.To)
+			fmt.Fprintf(w, "  %s = %s  stored as %s: not changed (you wrote it); write %s in Git\n", r.Path, from, to, to)
+			fmt.Fprintf(w, "      rewrite %s  from %s@%s, profile %s (%s)\n", r.Rule, r.Origin.Operator, strings.TrimPrefix(r.Origin.Release, "v"), r.Origin.Profile, r.Reason)
 		}
 	}
 	fmt.Fprintf(w, "\n%d object(s): %d filled (%d field(s)), %d with nothing to fill, %d not covered by the selected profiles\n", len(rep.Objects), filled, fields, complete, other)

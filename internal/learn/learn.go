@@ -58,8 +58,28 @@ type Rule struct {
 	Path       string `json:"path"`
 	When       string `json:"when,omitempty"`
 	Value      any    `json:"value"`
-	Fields     int    `json:"fields"`  // fields it was seen added to
-	Objects    int    `json:"objects"` // in how many objects
+	// The mutation forms (operators.Mutation): a value per list item,
+	// an entry inserted into a list, a zero value dropped.
+	Format  string `json:"format,omitempty"`
+	Insert  string `json:"insert,omitempty"`
+	Key     string `json:"key,omitempty"`
+	Drop    bool   `json:"drop,omitempty"`
+	Fields  int    `json:"fields"`  // fields it was seen added to
+	Objects int    `json:"objects"` // in how many objects
+}
+
+// Rewrite is a value admission replaces where it is written: learned as
+// data (never filled: cmp-defaults does not change what the user wrote;
+// fill warns).
+type Rewrite struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Path       string `json:"path"`
+	When       string `json:"when,omitempty"`
+	From       any    `json:"from"`
+	To         any    `json:"to"`
+	Fields     int    `json:"fields"`
+	Objects    int    `json:"objects"`
 }
 
 // IgnoreRule is the Argo CD ignoreDifferences entry that covers a field.
@@ -85,6 +105,7 @@ type Finding struct {
 // Result is what Build learned and what it left out.
 type Result struct {
 	Rules    []Rule    `json:"rules"`
+	Rewrites []Rewrite `json:"rewrites,omitempty"`
 	Findings []Finding `json:"notLearned"`
 }
 
@@ -100,7 +121,8 @@ func (v *Variations) Build(obs []Observation) *Result {
 }
 
 func newBuilder() *builder {
-	return &builder{adds: map[int]map[string]any{}, unstable: map[int]map[string]bool{}, groups: map[string]*group{}, findings: map[string]*Finding{}}
+	return &builder{adds: map[int]map[string]any{}, unstable: map[int]map[string]bool{}, groups: map[string]*group{}, findings: map[string]*Finding{},
+		inserts: map[int]map[string]insertion{}, written: map[int]map[string]string{}, listGroups: map[string]*group{}, writtenGroups: map[string]*group{}}
 }
 
 // observeAll is a builder that has seen every observation.
@@ -133,6 +155,21 @@ func build(obs []Observation, conds []condition) *Result {
 		rules, f := b.decide(obs, g)
 		res.Rules = append(res.Rules, rules...)
 		if f != nil {
+			b.add(f)
+		}
+	}
+	for _, g := range sortedOf(b.listGroups) {
+		rules, f := b.decideInsert(obs, g)
+		res.Rules = append(res.Rules, rules...)
+		if f != nil {
+			b.add(f)
+		}
+	}
+	for _, g := range sortedOf(b.writtenGroups) {
+		rules, rewrites, fs := b.decideWritten(obs, g)
+		res.Rules = append(res.Rules, rules...)
+		res.Rewrites = append(res.Rewrites, rewrites...)
+		for _, f := range fs {
 			b.add(f)
 		}
 	}
@@ -170,6 +207,15 @@ type builder struct {
 	groups   map[string]*group
 	findings map[string]*Finding
 	conds    []condition // candidate deciders on the whole object
+	// inserts[observation][list path]: the entry both runs inserted;
+	// listGroups: those lists, generalised.
+	inserts    map[int]map[string]insertion
+	listGroups map[string]*group
+	// written[observation][concrete path]: what admission did to a value
+	// the object states ("drop", or "to:" and the JSON stored);
+	// writtenGroups: those fields, generalised.
+	written       map[int]map[string]string
+	writtenGroups map[string]*group
 }
 
 func (b *builder) observe(i int, o *Observation) {
@@ -196,7 +242,10 @@ func (b *builder) observe(i int, o *Observation) {
 			seen[cp] = true
 			xl, xList := c.From.([]any)
 			yl, yList := c.To.([]any)
+			w, inOther := c.Path.Lookup(other)
 			switch {
+			case c.Kind == tree.Removed && run == 0 && !inOther && zero(c.From):
+				b.wrote(i, o, c.Path, "drop")
 			case c.Kind == tree.Removed:
 				b.finding(o, c.Path, ReasonDropped, c.From, nil)
 			case c.Kind == tree.Added || c.From == nil:
@@ -217,7 +266,13 @@ func (b *builder) observe(i int, o *Observation) {
 					b.addition(i, o, c.Path, stable)
 				}
 			case xList && yList:
+				if e, ok := inserted(xl, yl); ok && inOther && jsonText(w) == jsonText(c.To) {
+					b.insertion(i, o, c.Path, e)
+					continue
+				}
 				b.finding(o, c.Path, ReasonList, len(xl), len(yl))
+			case scalar(c.From) && scalar(c.To) && inOther && jsonText(w) == jsonText(c.To):
+				b.wrote(i, o, c.Path, "to:"+jsonText(c.To))
 			default:
 				b.finding(o, c.Path, ReasonRewrite, c.From, c.To)
 			}
@@ -341,6 +396,14 @@ func (b *builder) decide(obs []Observation, g *group) ([]Rule, *Finding) {
 	if c, ok := b.deciding(slots); ok {
 		return conditioned(g, obs, slots, c, rule)
 	}
+	if _, _, ok := reference(obs, g, slots); ok {
+		ps, _ := b.parts(obs, g, slots)
+		var rules []Rule
+		for _, p := range ps {
+			rules = append(rules, rule(p.path, p.when, p.slots))
+		}
+		return rules, nil
+	}
 	rules, rest := b.byLength(g, slots, rule)
 	if len(rules) > 0 && len(rest) == 0 {
 		return rules, nil
@@ -399,6 +462,32 @@ func (b *builder) byLength(g *group, slots []slot, rule func(path, when string, 
 	if len(byLen) < 2 {
 		return nil, nil
 	}
+	// A format that fits every length whose items got values by their
+	// place wins over one that fits some lengths only (where every item
+	// lacked the field, the index and the position agree).
+	common := map[string]int{}
+	formatted := 0
+	for _, group := range byLen {
+		fs := templates(group)
+		if len(fs) > 0 && len(group) > 1 {
+			formatted++
+		}
+		for _, f := range fs {
+			common[f]++
+		}
+	}
+	pick := func(group []slot) (string, bool) {
+		fs := templates(group)
+		for _, f := range fs {
+			if common[f] == formatted {
+				return f, true
+			}
+		}
+		if len(fs) == 0 {
+			return "", false
+		}
+		return fs[0], true
+	}
 	var out []Rule
 	var rest []slot
 	for _, n := range slices.Sorted(maps.Keys(byLen)) {
@@ -417,6 +506,12 @@ func (b *builder) byLength(g *group, slots []slot, rule func(path, when string, 
 				continue
 			}
 			out = append(out, rule(g.path, cond, group))
+			continue
+		}
+		if f, ok := pick(group); ok && len(group) > 1 {
+			r := rule(g.path, cond, group)
+			r.Value, r.Format = nil, f
+			out = append(out, r)
 			continue
 		}
 		sib, ok := discriminator(group)
@@ -446,7 +541,47 @@ func (b *builder) byLength(g *group, slots []slot, rule func(path, when string, 
 	if len(out) == 0 {
 		return nil, nil
 	}
-	return out, rest
+	return mergeFormats(out, list, slices.Sorted(maps.Keys(byLen))), rest
+}
+
+// mergeFormats makes the format rules of the longest lengths seen, when
+// two or more in a row have the same format and nothing else decides,
+// one rule for every length from the shortest of them on.
+func mergeFormats(rules []Rule, list string, lengths []int) []Rule {
+	by := map[string]Rule{}
+	for _, r := range rules {
+		by[r.When] = r
+	}
+	cond := func(n int) string { return fmt.Sprintf("(%s | length) == %d", list, n) }
+	last, ok := by[cond(lengths[len(lengths)-1])]
+	if !ok || last.Format == "" {
+		return rules
+	}
+	from := len(lengths) - 1
+	for from > 0 {
+		r, ok := by[cond(lengths[from-1])]
+		if !ok || r.Format != last.Format || r.Path != last.Path {
+			break
+		}
+		from--
+	}
+	if from == len(lengths)-1 {
+		return rules
+	}
+	merged := last
+	merged.When = fmt.Sprintf("(%s | length) >= %d", list, lengths[from])
+	merged.Fields, merged.Objects = 0, 0
+	var out []Rule
+	for _, r := range rules {
+		n := slices.IndexFunc(lengths[from:], func(n int) bool { return r.When == cond(n) })
+		if n < 0 {
+			out = append(out, r)
+			continue
+		}
+		merged.Fields += r.Fields
+		merged.Objects += r.Objects
+	}
+	return append(out, merged)
 }
 
 // conditional keeps one rule per sibling value that leads to an addition.

@@ -115,6 +115,14 @@ func ruleTexts(res *Result) []string {
 	var out []string
 	for _, r := range res.Rules {
 		s := fmt.Sprintf("%s = %s", r.Path, jsonText(r.Value))
+		switch {
+		case r.Format != "":
+			s = fmt.Sprintf("%s = format %s", r.Path, r.Format)
+		case r.Insert != "":
+			s = fmt.Sprintf("%s += %s %s by %s", r.Path, jsonText(r.Value), r.Insert, r.Key)
+		case r.Drop:
+			s = fmt.Sprintf("%s drop %s", r.Path, jsonText(r.Value))
+		}
 		if r.When != "" {
 			s += " when " + r.When
 		}
@@ -212,10 +220,11 @@ func TestBuildDeterministic(t *testing.T) {
 
 func TestBuildNotLearned(t *testing.T) {
 	t.Run("rewrite", func(t *testing.T) {
+		// A value written that admission replaces is learned as data (a
+		// rewrite), never as a rule.
 		res := Build(observe(gadget(t, "w", `{rules: [{name: a, protocol: TCP, timeoutSeconds: 0}]}`)))
-		f := finding(t, res, ".spec.rules[].timeoutSeconds", ReasonRewrite)
-		if !strings.Contains(strings.Join(f.Values, " "), "0 -> 1") || f.Fix == "" {
-			t.Errorf("%+v", f)
+		if len(res.Rewrites) != 1 || res.Rewrites[0].Path != ".spec.rules[].timeoutSeconds" || jsonText(res.Rewrites[0].From) != "0" || jsonText(res.Rewrites[0].To) != "1" {
+			t.Errorf("rewrites %+v", res.Rewrites)
 		}
 		for _, r := range res.Rules {
 			if strings.Contains(r.Path, "timeoutSeconds") {
@@ -518,9 +527,8 @@ func TestBuildByLength(t *testing.T) {
 			t.Errorf("no rule %q in:\n%s", w, strings.Join(got, "\n"))
 		}
 	}
-	// The names of several items follow their index: reported.
-	f := finding(t, res, ".spec.items[].name", ReasonObjects)
-	if len(f.Values) != 2 {
-		t.Errorf("values %v, want main-0 and main-1", f.Values)
+	// The names of several items follow their index: a format.
+	if got := strings.Join(got, "\n"); !strings.Contains(got, `.spec.items[].name = format main-{index} when (.spec.items | length) == 2`) {
+		t.Errorf("no format rule for two items:\n%s", got)
 	}
 }

@@ -35,6 +35,7 @@ type Report struct {
 	Learned    operators.Learned `json:"learned"`
 	Objects    []Object          `json:"objects"`
 	Rules      []Rule            `json:"rules"`
+	Rewrites   []Rewrite         `json:"rewrites,omitempty"`
 	NotLearned []Finding         `json:"notLearned"`
 }
 
@@ -126,9 +127,33 @@ func Profile(operator, version string, res *Result, prov operators.Learned) *ope
 			i = len(p.Resources) - 1
 			idx[key] = i
 		}
+		reason := fmt.Sprintf("learned: admission added it to %d field(s) in %d object(s)", r.Fields, r.Objects)
+		switch {
+		case r.Insert != "":
+			reason = fmt.Sprintf("learned: admission inserted it %s into %d list(s) in %d object(s) that had no entry with its %s", r.Insert, r.Fields, r.Objects, r.Key)
+		case r.Drop:
+			reason = fmt.Sprintf("learned: admission dropped this zero value from %d field(s) in %d object(s) (its Go type omits it; absent reads the same)", r.Fields, r.Objects)
+		}
 		p.Resources[i].Mutations = append(p.Resources[i].Mutations, operators.Mutation{
-			Path: r.Path, When: r.When, Value: r.Value,
-			Reason: fmt.Sprintf("learned: admission added it to %d field(s) in %d object(s)", r.Fields, r.Objects),
+			Path: r.Path, When: r.When, Value: r.Value, Format: r.Format, Insert: r.Insert, Key: r.Key, Drop: r.Drop,
+			Reason: reason,
+		})
+	}
+	for _, r := range res.Rewrites {
+		key := r.APIVersion + " " + r.Kind
+		i, ok := idx[key]
+		if !ok {
+			group, version := "", r.APIVersion
+			if j := strings.LastIndex(r.APIVersion, "/"); j >= 0 {
+				group, version = r.APIVersion[:j], r.APIVersion[j+1:]
+			}
+			p.Resources = append(p.Resources, operators.Resource{Group: group, Version: version, Kind: r.Kind})
+			i = len(p.Resources) - 1
+			idx[key] = i
+		}
+		p.Resources[i].Rewrites = append(p.Resources[i].Rewrites, operators.Rewrite{
+			Path: r.Path, When: r.When, From: r.From, To: r.To,
+			Reason: fmt.Sprintf("learned: admission stored %s for the %s written in %d field(s) in %d object(s)", jsonText(r.To), jsonText(r.From), r.Fields, r.Objects),
 		})
 	}
 	operators.SortResources(p.Resources)
@@ -151,7 +176,26 @@ func (rep *Report) WriteText(w io.Writer) error {
 		if r.When != "" {
 			when = "  when " + r.When
 		}
-		fmt.Fprintf(w, "  %s %s  %s = %s%s  (%d field(s), %d object(s))\n", r.APIVersion, r.Kind, r.Path, jsonText(r.Value), when, r.Fields, r.Objects)
+		value := " = " + jsonText(r.Value)
+		switch {
+		case r.Format != "":
+			value = " = " + r.Format + " (per item)"
+		case r.Insert != "":
+			value = " += " + jsonText(r.Value) + " (inserted " + r.Insert + " unless an entry has its " + r.Key + ")"
+		case r.Drop:
+			value = " == " + jsonText(r.Value) + " dropped"
+		}
+		fmt.Fprintf(w, "  %s %s  %s%s%s  (%d field(s), %d object(s))\n", r.APIVersion, r.Kind, r.Path, value, when, r.Fields, r.Objects)
+	}
+	if len(rep.Rewrites) > 0 {
+		fmt.Fprintf(w, "\nRewrites (%d): values admission replaces where they are written; never filled, fill warns:\n", len(rep.Rewrites))
+		for _, r := range rep.Rewrites {
+			when := ""
+			if r.When != "" {
+				when = "  when " + r.When
+			}
+			fmt.Fprintf(w, "  %s %s  %s: %s stored as %s%s  (%d field(s), %d object(s))\n", r.APIVersion, r.Kind, r.Path, jsonText(r.From), jsonText(r.To), when, r.Fields, r.Objects)
+		}
 	}
 	if len(rep.NotLearned) == 0 {
 		return nil

@@ -98,6 +98,7 @@ func Run(ctx context.Context, cl, second *cluster.Client, e *defaults.Engine, re
 		Learned:    operators.Learned{Cluster: cl.Host, Context: cl.Context, SecondContext: secondContext(cl, second), ServerVersion: cl.Version, Time: opt.Time, Objects: len(obs) - varied, Varied: varied, Operators: filledFirst},
 		Objects:    seen,
 		Rules:      result.Rules,
+		Rewrites:   result.Rewrites,
 		NotLearned: result.Findings,
 	}
 	if len(obs) == 0 || len(result.Rules) == 0 {

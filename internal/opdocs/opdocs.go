@@ -243,7 +243,19 @@ func full(b *bytes.Buffer, p *operators.Profile, which string) {
 			fmt.Fprintf(b, "| %s | %s |\n", code(d.Path), value(d.Value))
 		}
 		for _, m := range r.Mutations {
-			fmt.Fprintf(b, "| %s (webhook) | %s |\n", code(m.Path), value(m.Value))
+			v := value(m.Value)
+			switch {
+			case m.Format != "":
+				v = code(m.Format) + " (per list item)"
+			case m.Insert != "":
+				v = value(m.Value) + " inserted " + m.Insert + " unless an entry has its " + code(m.Key)
+			case m.Drop:
+				v = value(m.Value) + " removed (admission drops it)"
+			}
+			fmt.Fprintf(b, "| %s (webhook) | %s |\n", code(m.Path), v)
+		}
+		for _, x := range r.Rewrites {
+			fmt.Fprintf(b, "| %s (webhook rewrites) | %s written is stored as %s: never changed, fill warns |\n", code(x.Path), value(x.From), value(x.To))
 		}
 	}
 }

@@ -218,7 +218,45 @@ func MarshalCompiled(p *Profile) ([]byte, error) {
 			}
 		}
 	}
+	if !extended(p) {
+		return w.b, nil
+	}
+	// The mutation forms and rewrites come after the resources, only when
+	// some profile has them: the compiled files of the others stay as
+	// they were.
+	for _, r := range p.Resources {
+		for _, m := range r.Mutations {
+			w.str(m.Format, m.Insert, m.Key)
+			w.bool(m.Drop)
+		}
+		w.uint(uint64(len(r.Rewrites)))
+		for _, x := range r.Rewrites {
+			w.str(x.Path, x.When, x.Reason)
+			w.int(int64(x.Line))
+			if err := w.value(x.From); err != nil {
+				return nil, fmt.Errorf("%s: %v", x.Path, err)
+			}
+			if err := w.value(x.To); err != nil {
+				return nil, fmt.Errorf("%s: %v", x.Path, err)
+			}
+		}
+	}
 	return w.b, nil
+}
+
+// extended says whether a profile has mutation forms or rewrites.
+func extended(p *Profile) bool {
+	for _, r := range p.Resources {
+		if len(r.Rewrites) > 0 {
+			return true
+		}
+		for _, m := range r.Mutations {
+			if m.Format != "" || m.Insert != "" || m.Drop {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // MarshalCompiledIndex writes the compiled form of an index that
@@ -535,6 +573,25 @@ func unmarshalCompiled(file string, r *reader) (*Profile, error) {
 			break
 		}
 	}
+	if r.err == nil && r.i < len(r.s) {
+		for i := range p.Resources {
+			res := &p.Resources[i]
+			for j := range res.Mutations {
+				m := &res.Mutations[j]
+				m.Format, m.Insert, m.Key = r.str(), r.str(), r.str()
+				m.Drop = r.bool()
+			}
+			if n := r.count(); n > 0 {
+				res.Rewrites = make([]Rewrite, n)
+				for j := range res.Rewrites {
+					x := &res.Rewrites[j]
+					x.Path, x.When, x.Reason = r.str(), r.str(), r.str()
+					x.Line = int(r.int())
+					x.From, x.To = r.value(0), r.value(0)
+				}
+			}
+		}
+	}
 	if err := r.done(file); err != nil {
 		return nil, err
 	}
@@ -631,7 +688,7 @@ func SameProfile(a, b *Profile) error {
 				return fmt.Errorf("%s:%d: %s differs", a.File, ra.Defaults[j].Line, ra.Defaults[j].Path)
 			}
 		}
-		if !reflect.DeepEqual(ra.Mutations, rb.Mutations) || !reflect.DeepEqual(ra.Maps, rb.Maps) {
+		if !reflect.DeepEqual(ra.Mutations, rb.Mutations) || !reflect.DeepEqual(ra.Rewrites, rb.Rewrites) || !reflect.DeepEqual(ra.Maps, rb.Maps) {
 			return fmt.Errorf("%s:%d: %s %s differs", a.File, ra.Line, ra.APIVersion(), ra.Kind)
 		}
 	}

@@ -108,6 +108,9 @@ type Resource struct {
 	Maps      []string   `yaml:"maps,omitempty" json:"maps,omitempty"`
 	Defaults  []Default  `yaml:"defaults,omitempty" json:"defaults,omitempty"`
 	Mutations []Mutation `yaml:"mutations,omitempty" json:"mutations,omitempty"`
+	// Rewrites are values the webhook replaces when they are written
+	// (a value the user wrote is never changed: fill warns instead).
+	Rewrites []Rewrite `yaml:"rewrites,omitempty" json:"rewrites,omitempty"`
 	// Webhook names the release's mutating webhook that matches this kind
 	// (from its MutatingWebhookConfiguration): it may write any field, so
 	// only a mutation rule makes a field it writes known.
@@ -163,11 +166,64 @@ func (d *Default) Checked() bool {
 	return d.parsed == d.Path && (d.segs != nil || d.compiled != "")
 }
 
-// Mutation is a known mutating-webhook default, written by hand.
+// Mutation is a known mutating-webhook default: Value set where the
+// field at Path is absent. Three forms change what "set" means:
+// Format, Insert and Drop.
 type Mutation struct {
-	Path   string `yaml:"path" json:"path"`
-	Value  any    `yaml:"value" json:"value"`
+	Path  string `yaml:"path" json:"path"`
+	Value any    `yaml:"value" json:"value"`
+	// Format is a string value, instead of Value, that depends on the list
+	// item filled: {index} is its index in its list, {n} its position
+	// among the items of that list the rule fills (both from 0).
+	Format string `yaml:"format,omitempty" json:"format,omitempty"`
+	// Insert ("first" or "last") inserts Value as an entry of the list at
+	// Path unless an entry has the same value of the field Key: the
+	// entries written stay as they are.
+	Insert string `yaml:"insert,omitempty" json:"insert,omitempty"`
+	Key    string `yaml:"key,omitempty" json:"key,omitempty"`
+	// Drop removes the field where it holds Value, a zero value that
+	// admission drops (its Go type omits it; no schema default, so absent
+	// reads the same): a change of representation, not of value.
+	Drop   bool   `yaml:"drop,omitempty" json:"drop,omitempty"`
 	When   string `yaml:"when,omitempty" json:"when,omitempty"`
+	Reason string `yaml:"reason,omitempty" json:"reason,omitempty"`
+
+	Line int `yaml:"-" json:"-"`
+}
+
+// MarshalYAML leaves out the value of a Format rule (it has none); a
+// false or 0 value is kept.
+func (m Mutation) MarshalYAML() (any, error) {
+	type out struct {
+		Path   string `yaml:"path"`
+		Value  *any   `yaml:"value,omitempty"`
+		Format string `yaml:"format,omitempty"`
+		Insert string `yaml:"insert,omitempty"`
+		Key    string `yaml:"key,omitempty"`
+		Drop   bool   `yaml:"drop,omitempty"`
+		When   string `yaml:"when,omitempty"`
+		Reason string `yaml:"reason,omitempty"`
+	}
+	o := out{Path: m.Path, Format: m.Format, Insert: m.Insert, Key: m.Key, Drop: m.Drop, When: m.When, Reason: m.Reason}
+	if m.Format == "" {
+		o.Value = &m.Value
+	}
+	return o, nil
+}
+
+// Insert positions.
+const (
+	InsertFirst = "first"
+	InsertLast  = "last"
+)
+
+// Rewrite is a value admission replaces where it is written: From at Path
+// is stored as To. It is never filled (the user wrote From); fill warns.
+type Rewrite struct {
+	Path   string `yaml:"path" json:"path"`
+	When   string `yaml:"when,omitempty" json:"when,omitempty"`
+	From   any    `yaml:"from" json:"from"`
+	To     any    `yaml:"to" json:"to"`
 	Reason string `yaml:"reason,omitempty" json:"reason,omitempty"`
 
 	Line int `yaml:"-" json:"-"`
@@ -321,7 +377,7 @@ func ParseProfile(file string, data []byte) (*Profile, error) {
 	for i, rn := range res.Content {
 		r := &p.Resources[i]
 		r.Line = rn.Line
-		if err := checkKeys(file, rn, "group", "version", "kind", "storage", "maps", "defaults", "mutations", "webhook"); err != nil {
+		if err := checkKeys(file, rn, "group", "version", "kind", "storage", "maps", "defaults", "mutations", "rewrites", "webhook"); err != nil {
 			return nil, err
 		}
 		if r.Version == "" || r.Kind == "" {
@@ -399,7 +455,7 @@ func validateResource(file string, rn *yaml.Node, r *Resource) error {
 		for i, n := range mn.Content {
 			m := &r.Mutations[i]
 			m.Line = n.Line
-			if err := checkKeys(file, n, "path", "value", "when", "reason"); err != nil {
+			if err := checkKeys(file, n, "path", "value", "format", "insert", "key", "drop", "when", "reason"); err != nil {
 				return err
 			}
 			if _, err := CompileJQ(m.Path, true); err != nil {
@@ -410,11 +466,73 @@ func validateResource(file string, rn *yaml.Node, r *Resource) error {
 					return &LintError{File: file, Line: n.Line, Rule: m.Path, Msg: "when: " + err.Error()}
 				}
 			}
+			if m.Format == "" && valueOf(n, "value") == nil {
+				return &LintError{File: file, Line: n.Line, Rule: m.Path, Msg: "value must be a JSON value"}
+			}
 			v, err := normalize(m.Value)
-			if err != nil || valueOf(n, "value") == nil {
+			if err != nil {
 				return &LintError{File: file, Line: n.Line, Rule: m.Path, Msg: "value must be a JSON value"}
 			}
 			m.Value = v
+			if err := m.check(); err != nil {
+				return &LintError{File: file, Line: n.Line, Rule: m.Path, Msg: err.Error()}
+			}
+		}
+	}
+	if rn := valueOf(rn, "rewrites"); rn != nil {
+		if err := sameLength(file, rn, len(r.Rewrites), "rewrites"); err != nil {
+			return err
+		}
+		for i, n := range rn.Content {
+			w := &r.Rewrites[i]
+			w.Line = n.Line
+			if err := checkKeys(file, n, "path", "when", "from", "to", "reason"); err != nil {
+				return err
+			}
+			if _, err := CompileJQ(w.Path, true); err != nil {
+				return &LintError{File: file, Line: n.Line, Rule: w.Path, Msg: err.Error()}
+			}
+			if w.When != "" {
+				if _, err := CompileJQ(w.When, false); err != nil {
+					return &LintError{File: file, Line: n.Line, Rule: w.Path, Msg: "when: " + err.Error()}
+				}
+			}
+			from, err1 := normalize(w.From)
+			to, err2 := normalize(w.To)
+			if err1 != nil || err2 != nil || valueOf(n, "from") == nil || valueOf(n, "to") == nil {
+				return &LintError{File: file, Line: n.Line, Rule: w.Path, Msg: "from and to must be JSON values"}
+			}
+			w.From, w.To = from, to
+		}
+	}
+	return nil
+}
+
+// check says whether the mutation's form is whole: Format without Value,
+// Insert with an object Value that has Key, Drop of a zero scalar.
+func (m *Mutation) check() error {
+	switch {
+	case m.Format != "" && (m.Value != nil || m.Insert != "" || m.Drop):
+		return fmt.Errorf("format replaces value, insert and drop: give only one")
+	case m.Format != "" && !strings.Contains(m.Format, "{index}") && !strings.Contains(m.Format, "{n}"):
+		return fmt.Errorf("format %q has neither {index} nor {n}: use value", m.Format)
+	case m.Insert != "" && m.Drop:
+		return fmt.Errorf("insert and drop: give only one")
+	case m.Insert != "":
+		if m.Insert != InsertFirst && m.Insert != InsertLast {
+			return fmt.Errorf("insert %q: want %s or %s", m.Insert, InsertFirst, InsertLast)
+		}
+		obj, ok := m.Value.(map[string]any)
+		if !ok || m.Key == "" || obj[m.Key] == nil {
+			return fmt.Errorf("insert needs key (a field) and an object value that has it")
+		}
+	case m.Key != "":
+		return fmt.Errorf("key is only for insert")
+	case m.Drop:
+		switch m.Value {
+		case false, int64(0), float64(0), "":
+		default:
+			return fmt.Errorf("drop removes a zero value (false, 0 or \"\"), not %s", short(m.Value))
 		}
 	}
 	return nil

@@ -182,6 +182,11 @@ func Run(parent context.Context, job Job) (*Result, error) {
 			}
 			return fail(err)
 		}
+		ws, err := e.RewriteWarnings(objs[i])
+		if err != nil {
+			return fail(err)
+		}
+		r.Warnings = append(r.Warnings, ws...)
 	}
 	var u Unserved
 	ws := u.Check(r.Store, r.Releases, objs)

@@ -47,6 +47,11 @@ func (s Stream) Run(parent context.Context, e *defaults.Engine, each func(func(m
 		if err := e.FillObject(ob, nil); err != nil {
 			return err
 		}
+		rw, err := e.RewriteWarnings(ob)
+		if err != nil {
+			return err
+		}
+		*s.Warnings = append(*s.Warnings, rw...)
 		ws := u.Check(s.Store, s.Releases, []manifest.Object{ob})
 		if s.Strict && len(ws) > 0 {
 			return &StrictError{ws[0]}

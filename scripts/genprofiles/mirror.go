@@ -314,6 +314,7 @@ func addLearned(learnedDir, op, tag string, crds []apiextv1.CustomResourceDefini
 			return "", fmt.Errorf("%s: %s/%s %s is not served by the release's CRDs", file, lr.Group, lr.Version, lr.Kind)
 		}
 		p.Resources[i].Mutations = lr.Mutations
+		p.Resources[i].Rewrites = lr.Rewrites
 	}
 	operators.SortResources(p.Resources)
 	return lp.Learned.Module, nil

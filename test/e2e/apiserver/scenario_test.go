@@ -334,6 +334,14 @@ func runBinary(t *testing.T, stdin string, args ...string) cmdResult {
 // fill runs 'cmp-defaults fill' on objs.
 func fill(t *testing.T, objs []*unstructured.Unstructured, args ...string) []*unstructured.Unstructured {
 	t.Helper()
+	out, _ := fillWarned(t, objs, args...)
+	return out
+}
+
+// fillWarned is fill, and per object the paths fill warned about: values
+// written that the operator's admission stores as others (rewrites).
+func fillWarned(t *testing.T, objs []*unstructured.Unstructured, args ...string) ([]*unstructured.Unstructured, [][]string) {
+	t.Helper()
 	var in bytes.Buffer
 	for _, o := range objs {
 		b, err := yaml.Marshal(o.Object)
@@ -363,7 +371,18 @@ func fill(t *testing.T, objs []*unstructured.Unstructured, args ...string) []*un
 			t.Fatalf("generate's JSON stream decodes to another object than fill's YAML:\n%s\nfill:\n%s", y, r.stdout)
 		}
 	}
-	return gen
+	warned := make([][]string, len(objs))
+	for i, o := range objs {
+		id := ": " + o.GetAPIVersion() + " " + o.GetKind() + " " + o.GetName() + ": "
+		for _, line := range strings.Split(r.stderr, "\n") {
+			at := strings.Index(line, id)
+			end := strings.Index(line, ": you wrote ")
+			if at >= 0 && end > at+len(id) {
+				warned[i] = append(warned[i], line[at+len(id):end])
+			}
+		}
+	}
+	return gen, warned
 }
 
 // generated runs 'cmp-defaults generate' on a plain directory holding
@@ -436,6 +455,7 @@ type objectResult struct {
 	vsFilled  []change           // filled -> stored with cmp-defaults (must be none)
 	excused   []string           // differences of kubectl's client-side apply at explicit nulls
 	filledObj *unstructured.Unstructured
+	warned    []string // paths fill warned about (a value written that admission rewrites)
 }
 
 // run syncs the objects as written into two apps (client-side and
@@ -444,10 +464,10 @@ type objectResult struct {
 func (a *argo) run(t *testing.T, sc scenario) []*objectResult {
 	t.Helper()
 	start := time.Now()
-	filled := fill(t, sc.objects, sc.fillArgs...)
+	filled, warned := fillWarned(t, sc.objects, sc.fillArgs...)
 	results := make([]*objectResult, len(sc.objects))
 	for i, o := range sc.objects {
-		results[i] = &objectResult{id: o.GetKind() + "/" + o.GetName(), gvk: o.GroupVersionKind(), raw: map[string]compare{}, filled: map[string]compare{}, filledObj: filled[i]}
+		results[i] = &objectResult{id: o.GetKind() + "/" + o.GetName(), gvk: o.GroupVersionKind(), raw: map[string]compare{}, filled: map[string]compare{}, filledObj: filled[i], warned: warned[i]}
 	}
 	for _, variant := range []string{"raw", "fill"} {
 		objs := sc.objects
