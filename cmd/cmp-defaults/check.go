@@ -60,6 +60,13 @@ directory and select it like any operator release, next to the operators' own:
 
   --operator external-secrets@2.5.0 --operator prod-webhooks@2026.12.1
 
+When --as names a checked release (--as cloudnative-pg@1.30.0), the profile overrides it:
+only that release's CRD schema defaults are filled first, not its shipped mutations, so
+everything your cluster's admission adds is observed (an operator configured otherwise:
+another default image, other config-defaults), and the profile holds those defaults and the
+learned mutations. Put it in a profiles directory (--profiles-dir, $CMP_DEFAULTS_PROFILES_DIR)
+and it replaces the shipped release; select the release as before.
+
 Only defaults are learned:
   - a value both dry runs add, the same for every object (or list item) that lacks the
     field; list indexes become [] (.spec.rules[].retries);
@@ -91,6 +98,8 @@ cluster identity needs the verbs get, create and patch on the resources (as for 
 Exit codes: 0 a profile was learned, 1 error or nothing to learn, 2 usage.`,
 		Example: `  cmp-defaults profiles learn --kubeconfig ~/.kube/config --context prod \
     --as prod-webhooks@2026.12.1 --operator external-secrets@2.5.0 apps/ > prod-webhooks.yaml
+  cmp-defaults profiles learn --context prod --second-context prod-editor \
+    --as cloudnative-pg@1.30.0 --write ./my-profiles --vary vary.yaml seeds.yaml
   cmp-defaults profiles learn --context prod --as prod-webhooks@2026.12.1 --write ./my-profiles \
     --report learn-report.json manifests.yaml
   helm template my-chart | cmp-defaults profiles learn --as prod-webhooks@1.0.0 -`,
@@ -99,7 +108,7 @@ Exit codes: 0 a profile was learned, 1 error or nothing to learn, 2 usage.`,
 	f := cmd.Flags()
 	addClusterSource(f, &o.ClusterSource)
 	addOutput(cmd, &o.Format, "format of the profile", "yaml", "json")
-	f.StringVar(&o.As, "as", "", "operator name and version of the learned profile, NAME@VERSION (e.g. prod-webhooks@2026.12.1)")
+	f.StringVar(&o.As, "as", "", "operator name and version of the learned profile, NAME@VERSION (e.g. prod-webhooks@2026.12.1); a checked release (cloudnative-pg@1.30.0): a profile that overrides it")
 	f.StringVar(&o.LearnedAt, "learned-at", "", "time recorded in the profile, RFC 3339 or 'now' (default $SOURCE_DATE_EPOCH; none: no time, reproducible output)")
 	f.StringVar(&o.Report, "report", "", "also write the report as JSON to FILE")
 	f.StringVar(&o.Write, "write", "", "write DIR/NAME_VERSION.yaml (a flat profiles directory, ready for kubectl create configmap --from-file) instead of printing the profile")

@@ -10,6 +10,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
 	"github.com/cmp-defaults/cmp-defaults/internal/learn"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
 )
 
@@ -131,12 +132,25 @@ func (l *Learn) Run(ctx context.Context, env *Env) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, res, err := env.Engine(ctx, l.Operators)
+	// --as naming a release the profiles know: learn a profile that
+	// replaces it, with its CRD schema defaults filled first, not its
+	// mutations.
+	st, err := env.Store(l.Operators)
 	if err != nil {
 		return nil, err
 	}
-	if err := learn.Selectable(l.As, name, res); err != nil {
+	override, err := learn.OverrideOf(st, name, version, plugin.SplitList(l.Refs...))
+	if err != nil {
 		return nil, UsageError{err}
+	}
+	sel := env.selection(l.Operators, l.Refs)
+	if override != nil {
+		sel.Refs = append(sel.Refs, override.Ref())
+		sel.DefaultsOnly = name
+	}
+	e, res, err := env.load(ctx, sel)
+	if err != nil {
+		return nil, err
 	}
 	if len(res) == 0 {
 		env.Warn("no --operator selected: CRD schema defaults the cluster adds are learned as mutations too; select the operators' releases to learn only what the webhooks add")
@@ -166,7 +180,7 @@ func (l *Learn) Run(ctx context.Context, env *Env) (*Result, error) {
 			return nil, Usagef("--second-context %s names another API server (%s, not %s): both dry runs must reach the same cluster", l.SecondContext, second.Host, cl.Host)
 		}
 	}
-	rep, p, err := learn.Run(ctx, cl, second, e, res, objs, learn.Options{Operator: name, Version: version, Namespace: ns, FieldManager: l.FieldManager, AllKinds: l.AllKinds, Time: at, Vary: vary})
+	rep, p, err := learn.Run(ctx, cl, second, e, res, objs, learn.Options{Operator: name, Version: version, Namespace: ns, FieldManager: l.FieldManager, AllKinds: l.AllKinds, Time: at, Vary: vary, Override: override})
 	if err != nil {
 		return nil, err
 	}

@@ -60,6 +60,9 @@ func Run(ctx context.Context, cl *cluster.Client, e *defaults.Engine, res []*ope
 	for i, ob := range objs {
 		raw[i] = manifest.MapLeaves(ob.Data, func(v any) any { return v }).(map[string]any)
 		err := e.FillObject(ob, func(f defaults.Filled) {
+			if f.Type == "drop" { // a value removed: nothing the cluster must store
+				return
+			}
 			if fills[i] == nil {
 				fills[i] = map[string]cluster.FilledField{}
 			}

@@ -94,8 +94,19 @@ func resourceRules(r *operators.Resource) (map[string]ruleVal, []string) {
 		order = append(order, k)
 	}
 	for _, mu := range r.Mutations {
+		// A form (insert, drop, format) is another rule at the same path.
 		k := "mutation\x00" + mu.Path + "\x00" + mu.When
-		m[k] = ruleVal{value: mu.Value, when: mu.When}
+		v := mu.Value
+		switch {
+		case mu.Insert != "":
+			k += "\x00insert " + mu.Insert + " by " + mu.Key
+		case mu.Drop:
+			k += "\x00drop"
+		case mu.Format != "":
+			k += "\x00format"
+			v = mu.Format
+		}
+		m[k] = ruleVal{value: v, when: mu.When}
 		order = append(order, k)
 	}
 	return m, order
@@ -187,6 +198,9 @@ func orNone(s string) string {
 
 func splitKey(k string) (typ, path string) {
 	parts := strings.Split(k, "\x00")
+	if len(parts) > 3 {
+		return parts[0] + " (" + parts[3] + ")", parts[1]
+	}
 	return parts[0], parts[1]
 }
 

@@ -125,3 +125,25 @@ metadata: {name: z}
 		t.Errorf("got %s, want %s", strings.Join(lines, ","), want)
 	}
 }
+
+// A rule of another form (insert) at the path and condition of a plain
+// one is another rule: both are told, neither hides the other.
+func TestProfilesMutationForms(t *testing.T) {
+	a := profile(t, "v1.0.0", `  - group: demo.io
+    version: v1
+    kind: Widget
+    mutations:
+      - {path: ".spec.q", value: [{name: d}], when: ".spec.on"}
+`)
+	b := profile(t, "v2.0.0", `  - group: demo.io
+    version: v1
+    kind: Widget
+    mutations:
+      - {path: ".spec.q", value: [{name: d}], when: ".spec.on"}
+      - {path: ".spec.q", value: {name: d}, insert: first, key: name, when: ".spec.on"}
+`)
+	d := Profiles(a, b)
+	if len(d.Kinds) != 1 || len(d.Kinds[0].Rules) != 1 || d.Kinds[0].Rules[0].Type != "mutation (insert first by name)" || string(d.Kinds[0].Rules[0].Change) != "added" {
+		t.Fatalf("%+v", d.Kinds)
+	}
+}

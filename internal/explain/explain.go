@@ -119,7 +119,11 @@ func (rep *Report) WriteText(w io.Writer) error {
 			fields += len(ob.Filled)
 			for _, f := range ob.Filled {
 				v, _ := json.Marshal(f.Value)
-				fmt.Fprintf(w, "  %s = %s\n", f.Path, v)
+				if f.Type == "drop" {
+					fmt.Fprintf(w, "  %s: %s removed (admission drops it; absent reads the same)\n", f.Path, v)
+				} else {
+					fmt.Fprintf(w, "  %s = %s\n", f.Path, v)
+				}
 				fmt.Fprintf(w, "      %s %s  from %s@%s, profile %s (%s:%d)\n", f.Type, f.Rule, f.Origin.Operator, strings.TrimPrefix(f.Origin.Release, "v"), f.Origin.Profile, f.Origin.File, f.Line)
 			}
 		}

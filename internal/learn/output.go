@@ -41,7 +41,7 @@ func Write(rep *Report, p *operators.Profile, o Output) (Written, error) {
 		}
 	}
 	if rep.Learned.Objects == 0 {
-		return w, fmt.Errorf("no object to learn from: every object was skipped (built-in kinds need --all-kinds)")
+		return w, fmt.Errorf("no object to learn from: every object was skipped (the report above says why)")
 	}
 	if p == nil {
 		return w, fmt.Errorf("nothing learned: the cluster's admission adds no field that is the same for every object beyond the selected profiles; no profile written")
@@ -57,6 +57,10 @@ func Write(rep *Report, p *operators.Profile, o Output) (Written, error) {
 	target, err := operators.WriteProfile(o.Write, rep.Operator, rep.Version, b) // JSON is YAML too
 	if err != nil {
 		return w, err
+	}
+	if rep.Learned.Overrides != "" {
+		w.Notes += fmt.Sprintf("wrote %s: %d learned rule(s) and the CRD schema defaults of %s; in a profiles directory (--profiles-dir, $CMP_DEFAULTS_PROFILES_DIR) it replaces that release\n", target, len(rep.Rules), rep.Learned.Overrides)
+		return w, nil
 	}
 	w.Notes += fmt.Sprintf("wrote %s: %d rule(s) for %d kind(s)\n", target, len(rep.Rules), len(p.Resources))
 	return w, nil
@@ -96,15 +100,4 @@ func ParseAs(as string) (name, version string, err error) {
 		return "", "", fmt.Errorf("--as: %v", err)
 	}
 	return name, version, nil
-}
-
-// Selectable checks that the learned profile, operator name, can be
-// selected next to the releases res (as gives it as the user wrote it).
-func Selectable(as, name string, res []*operators.Resolution) error {
-	for _, r := range res {
-		if r.Operator == name {
-			return fmt.Errorf("--as %s names the selected operator %s: learn under another name (the learned profile is selected next to it)", as, r.Ref())
-		}
-	}
-	return nil
 }

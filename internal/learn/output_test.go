@@ -68,13 +68,6 @@ func TestParseAs(t *testing.T) {
 			t.Errorf("ParseAs(%q): no error", as)
 		}
 	}
-	res := []*operators.Resolution{{Operator: "prod-webhooks", Requested: "v1.0.0"}}
-	if err := Selectable("prod-webhooks@2.0.0", "prod-webhooks", res); err == nil || !strings.Contains(err.Error(), "names the selected operator prod-webhooks@v1.0.0") {
-		t.Errorf("Selectable: %v", err)
-	}
-	if err := Selectable("other@1.0.0", "other", res); err != nil {
-		t.Error(err)
-	}
 }
 
 // write is Write with its results written as cmd/ presents them.

@@ -37,6 +37,9 @@ type Report struct {
 	Rules      []Rule            `json:"rules"`
 	Rewrites   []Rewrite         `json:"rewrites,omitempty"`
 	NotLearned []Finding         `json:"notLearned"`
+	// NotRelearned: with --as naming a release, the fields (apiVersion,
+	// kind, path) its own mutations fill that no learned rule fills.
+	NotRelearned []string `json:"notRelearned,omitempty"`
 }
 
 // Observe dry-runs every input twice against the cluster (see
@@ -195,6 +198,15 @@ func (rep *Report) WriteText(w io.Writer) error {
 				when = "  when " + r.When
 			}
 			fmt.Fprintf(w, "  %s %s  %s: %s stored as %s%s  (%d field(s), %d object(s))\n", r.APIVersion, r.Kind, r.Path, jsonText(r.From), jsonText(r.To), when, r.Fields, r.Objects)
+		}
+	}
+	if rep.Learned.Overrides != "" {
+		fmt.Fprintf(w, "\nThe profile overrides %s: its CRD schema defaults, and these rules in place of its mutations.\n", rep.Learned.Overrides)
+		if len(rep.NotRelearned) > 0 {
+			fmt.Fprintf(w, "It no longer fills %d field(s) the release's own mutations fill (no input showed admission adding them; learn from inputs that lack them, e.g. the seeds and --vary file of docs/webhooks.md, if your webhook still does):\n", len(rep.NotRelearned))
+			for _, f := range rep.NotRelearned {
+				fmt.Fprintf(w, "  %s\n", f)
+			}
 		}
 	}
 	if len(rep.NotLearned) == 0 {

@@ -23,6 +23,10 @@ type Options struct {
 	// that may decide a default ('profiles learn --vary FILE'); nil: the
 	// objects as they are.
 	Vary *Variations
+	// Override is the release the learned profile replaces (OverrideOf):
+	// selected in res with its CRD schema defaults only; the profile holds
+	// them and what admission adds beyond them, for its API groups only.
+	Override *operators.Resolution
 }
 
 // Run is 'profiles learn': it fills objs (in place) with e, compiled from
@@ -33,7 +37,9 @@ type Options struct {
 func Run(ctx context.Context, cl, second *cluster.Client, e *defaults.Engine, res []*operators.Resolution, objs []manifest.Object, opt Options) (*Report, *operators.Profile, error) {
 	var filledFirst []string
 	for _, r := range res {
-		filledFirst = append(filledFirst, r.Operator+"@"+strings.TrimPrefix(r.Requested, "v"))
+		if opt.Override == nil || r.Operator != opt.Override.Operator {
+			filledFirst = append(filledFirst, r.Operator+"@"+strings.TrimPrefix(r.Requested, "v"))
+		}
 	}
 	if opt.Vary != nil {
 		var err error
@@ -49,7 +55,10 @@ func Run(ctx context.Context, cl, second *cluster.Client, e *defaults.Engine, re
 		ins[i].Object = ob
 		av, _ := ob.Data["apiVersion"].(string)
 		kind, _ := ob.Data["kind"].(string)
-		if !opt.AllKinds && check.BuiltInGroup(av) && !e.Covers(av, kind) {
+		switch {
+		case opt.Override != nil && !ofRelease(opt.Override, av):
+			ins[i].Skipped = "not of an API group of " + opt.Override.Ref() + ", which the learned profile overrides"
+		case !opt.AllKinds && check.BuiltInGroup(av) && !e.Covers(av, kind):
 			ins[i].Skipped = "built-in kind (use --all-kinds to learn from it)"
 		}
 	}
@@ -101,7 +110,17 @@ func Run(ctx context.Context, cl, second *cluster.Client, e *defaults.Engine, re
 		Rewrites:   result.Rewrites,
 		NotLearned: result.Findings,
 	}
-	if len(obs) == 0 || len(result.Rules) == 0 {
+	if opt.Override != nil {
+		// Even with no rule: then the cluster's admission adds nothing
+		// beyond the release's CRD schema defaults.
+		rep.Learned.Overrides = overrides(opt.Override)
+		rep.NotRelearned = notRelearned(opt.Override, result.Rules)
+		if len(obs) == 0 {
+			return rep, nil, nil
+		}
+		return rep, OverrideProfile(opt.Override, result, rep.Learned), nil
+	}
+	if len(obs) == 0 || (len(result.Rules) == 0 && len(result.Rewrites) == 0) {
 		return rep, nil, nil
 	}
 	return rep, Profile(opt.Operator, opt.Version, result, rep.Learned), nil

@@ -57,6 +57,7 @@ func Page(st *operators.Store, op string) ([]byte, error) {
 	fmt.Fprintf(&b, "\n%d releases checked, %s to %s; %d profiles (change points).\n", len(rels), rels[0].Version, rels[len(rels)-1].Version, len(profs))
 	webhooks(&b, st.Webhooks(op), profs)
 	learnedNote(&b, rels)
+	configuredSection(&b, op, profs)
 
 	b.WriteString("\n## Releases checked\n\n| Release | Date | Profile in force |\n|---|---|---|\n")
 	for _, r := range rels {
@@ -125,9 +126,8 @@ func learnedNote(b *bytes.Buffer, rels []operators.Release) {
 		return
 	}
 	fmt.Fprintf(b, "\n**Webhook defaults** (fields marked \"webhook\") are filled for %s, each learned from that release's own module"+
-		" (the index names it); other releases fill CRD schema defaults only. [Webhook defaults](../webhooks.md) lists the fields"+
-		" whose value depends on the operator's configuration, the setting that changes each, and how to learn your"+
-		" cluster's own with `cmp-defaults profiles learn`.\n", strings.Join(learned, ", "))
+		" (the index names it); other releases fill CRD schema defaults only. [Webhook defaults](../webhooks.md) says how they"+
+		" are learned.\n", strings.Join(learned, ", "))
 }
 
 // channelNote explains the choice between operators that are channels of
@@ -186,14 +186,14 @@ func webhooks(b *bytes.Buffer, hooks []operators.Webhook, profs []*operators.Pro
 		fmt.Fprintf(b, " **Covered:** the CRD schema defaults of every served version, listed on this page, and"+
 			" the fields these webhooks write that the profile(s) of %s fill (their mutation rules, listed under those change points below)."+
 			" **Not covered:** what these webhooks write in every other release, so a field one of them sets still differs"+
-			" from Git after cmp-defaults fills the manifests; learn it from a cluster with `cmp-defaults profiles learn`"+
-			" and select the learned profile next to the release, or ignore it in Argo CD.\n", strings.Join(with, ", "))
+			" from Git after cmp-defaults fills the manifests; learn a profile that replaces such a release from a cluster"+
+			" that runs it (`cmp-defaults profiles learn --as OPERATOR@VERSION`), or ignore the field in Argo CD.\n", strings.Join(with, ", "))
 	} else if mutations == 0 {
 		b.WriteString(" **Covered:** the CRD schema defaults of every served version, listed on this page." +
 			" **Not covered:** what these webhooks write. No profile of this operator has a mutation rule," +
 			" so a field one of them sets still differs from Git after cmp-defaults fills the manifests." +
-			" Learn such fields from a cluster that runs the operator with `cmp-defaults profiles learn`" +
-			" and select the learned profile next to this one, or ignore them in Argo CD.\n")
+			" Learn a profile that replaces the release from a cluster that runs it" +
+			" (`cmp-defaults profiles learn --as OPERATOR@VERSION`), or ignore such fields in Argo CD.\n")
 	} else {
 		fmt.Fprintf(b, " The newest profile fills %d field(s) these webhooks write (marked \"webhook\" below);"+
 			" other fields they write are not filled.\n", mutations)

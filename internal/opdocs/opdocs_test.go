@@ -81,3 +81,33 @@ func TestWebhookSection(t *testing.T) {
 		}
 	}
 }
+
+// An operator whose webhook fills fields from its configuration lists
+// them with the values of the newest profile that has mutations, the key
+// of each, and the command that learns a profile replacing the release.
+func TestConfiguredSection(t *testing.T) {
+	knative := func(s string) string { return strings.ReplaceAll(s, "acme", "knative-serving") }
+	fs := fstest.MapFS{
+		"knative-serving/v1.0.0.yaml": {Data: []byte(knative(acmeProfile) + "    mutations:\n      - path: .spec.template.spec.timeoutSeconds\n        value: 300\n")},
+		"knative-serving/v1.1.0.yaml": {Data: []byte(knative(strings.ReplaceAll(acmeProfile, "v1.0.0", "v1.1.0")))},
+		"knative-serving/index.yaml":  {Data: []byte(knative(strings.Replace(acmeIndex, "{version: v1.1.0, profile: v1.0.0}", "{version: v1.1.0, profile: v1.1.0}", 1)))},
+	}
+	st, err := operators.Load(operators.LoadOptions{Embedded: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := Page(st, "knative-serving")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{
+		"## What depends on the operator's configuration",
+		"| `.spec.template.spec.timeoutSeconds` | `300` | `config-defaults` `revision-timeout-seconds` |",
+		"| `.spec.template.spec.containerConcurrency` | (nothing) | `config-defaults` `container-concurrency` |",
+		"--as knative-serving@1.0.0 \\\n    --write ./my-profiles test/e2e/apiserver/testdata/webhooks/knative/inputs.yaml",
+	} {
+		if !strings.Contains(string(page), w) {
+			t.Errorf("page lacks %q:\n%s", w, page)
+		}
+	}
+}

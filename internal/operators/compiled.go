@@ -185,6 +185,7 @@ func MarshalCompiled(p *Profile) ([]byte, error) {
 		w.int(int64(l.Objects))
 		w.int(int64(l.Varied))
 		w.strs(l.Operators)
+		w.str(l.Overrides)
 	}
 	w.uint(uint64(len(p.Resources)))
 	for i := range p.Resources {
@@ -539,6 +540,7 @@ func unmarshalCompiled(file string, r *reader) (*Profile, error) {
 		l.Objects = int(r.int())
 		l.Varied = int(r.int())
 		l.Operators = r.strs()
+		l.Overrides = r.str()
 		p.Learned = l
 	}
 	p.Resources = make([]Resource, r.count())

@@ -75,6 +75,10 @@ type Learned struct {
 	// operator configuration it ran with.
 	Module        string `yaml:"module,omitempty" json:"module,omitempty"`
 	Configuration string `yaml:"configuration,omitempty" json:"configuration,omitempty"`
+	// Overrides names the release this profile replaces (NAME@VERSION and
+	// the profile file its CRD schema defaults were copied from): its
+	// mutations are the learned ones, not the release's.
+	Overrides string `yaml:"overrides,omitempty" json:"overrides,omitempty"`
 }
 
 // String says where the profile was learned, for reports.
@@ -89,6 +93,9 @@ func (l *Learned) String() string {
 	}
 	if len(l.Operators) > 0 {
 		s += " beyond " + strings.Join(l.Operators, ", ")
+	}
+	if l.Overrides != "" {
+		s += ", overriding " + l.Overrides
 	}
 	if l.Time != "" {
 		s += " at " + l.Time
@@ -332,7 +339,7 @@ func ParseProfile(file string, data []byte) (*Profile, error) {
 		return nil, err
 	}
 	if ln := valueOf(doc, "learned"); ln != nil {
-		if err := checkKeys(file, ln, "cluster", "context", "secondContext", "serverVersion", "time", "objects", "varied", "operators", "module", "configuration"); err != nil {
+		if err := checkKeys(file, ln, "cluster", "context", "secondContext", "serverVersion", "time", "objects", "varied", "operators", "module", "configuration", "overrides"); err != nil {
 			return nil, err
 		}
 	}

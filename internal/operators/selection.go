@@ -11,6 +11,10 @@ type Selection struct {
 	Refs   []string // NAME@VERSION each (comma lists split by plugin.SplitList)
 	Dirs   []string // extra or overriding profile directories
 	Strict bool     // a release that was not checked is an error
+	// DefaultsOnly names an operator whose release fills its CRD schema
+	// defaults only, not its mutations: 'profiles learn' of a profile that
+	// overrides the release observes everything the cluster's admission adds.
+	DefaultsOnly string
 }
 
 // RefError is a malformed or conflicting operator reference: a mistake in
@@ -41,7 +45,21 @@ func (s Selection) Resolve(st *Store) ([]*Resolution, error) {
 		if err != nil {
 			return nil, err
 		}
+		if name == s.DefaultsOnly {
+			r.Profile = r.Profile.WithoutMutations()
+		}
 		res = append(res, r)
 	}
 	return res, nil
+}
+
+// WithoutMutations is a copy of p with its CRD schema defaults only.
+func (p *Profile) WithoutMutations() *Profile {
+	cp := *p
+	cp.Resources = make([]Resource, len(p.Resources))
+	for i, r := range p.Resources {
+		r.Mutations, r.Rewrites = nil, nil
+		cp.Resources[i] = r
+	}
+	return &cp
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -127,30 +128,18 @@ func testCNPGRelease(t *testing.T, r cnpgRelease) {
 	if r.tags != "" {
 		flags = append(flags, "-tags="+r.tags)
 	}
-	w := startOperatorWebhookBuild(t, "cnpg", flags, cnpgEnv...)
+	w, s, a, crdFiles, crds := startCNPG(t, flags, cnpgEnv...)
 	release := w.Version
-	s := startServer(t)
-	a := newArgo(t, s.cfg)
-	crdFiles, _ := filepath.Glob(filepath.Join(w.Dir, "config", "crd", "bases", "*.yaml"))
-	crds := readCRDs(t, crdFiles...)
-	a.installCRDs(t, crds)
-	a.registerOperatorWebhooks(t, w, filepath.Join("config", "webhook", "manifests.yaml"))
-	a.ensureNamespace(t, "cnpg-learn")
-	a.waitAdmitted(t, &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "postgresql.cnpg.io/v1", "kind": "Cluster",
-		"metadata": map[string]any{"name": "probe", "namespace": "cnpg-learn"},
-		"spec":     map[string]any{"instances": int64(1), "storage": map[string]any{"size": "1Gi"}},
-	}}, func(o *unstructured.Unstructured) bool {
-		v, _, _ := unstructured.NestedString(o.Object, "spec", "logLevel")
-		return v != ""
-	})
 
 	t.Run("learn", func(t *testing.T) {
-		// Beyond the release's CRD defaults only, whatever is shipped.
+		// Beyond the release's CRD defaults only, whatever is shipped:
+		// the module's CRDs, under names of their own (--as
+		// cloudnative-pg@X would override the shipped release from its
+		// profile's CRD defaults); the file names the release.
 		crdProfile := extractProfile(t, "cnpg-crds", release, crdFiles...)
 		seeds := filepath.Join("testdata", "webhooks", "cnpg", "seeds.yaml")
 		vary, leftOut := a.acceptedVariations(t, seeds, filepath.Join("testdata", "webhooks", "cnpg", "vary.yaml"), "cnpg-learn")
-		args := []string{"profiles", "learn", "--kubeconfig", s.kubeconfig, "--second-context", "editor", "--as", "cloudnative-pg@" + strings.TrimPrefix(release, "v"),
+		args := []string{"profiles", "learn", "--kubeconfig", s.kubeconfig, "--second-context", "editor", "--as", "cnpg-webhook@" + strings.TrimPrefix(release, "v"),
 			"--operator", "cnpg-crds@" + strings.TrimPrefix(release, "v"), "--profiles-dir", crdProfile,
 			"--vary", vary,
 			"--report", filepath.Join(t.TempDir(), "report.json"), seeds}
@@ -183,7 +172,7 @@ func testCNPGRelease(t *testing.T, r cnpgRelease) {
 		if again.stdout != first.stdout {
 			t.Errorf("learning twice gives other bytes:\n%s\n---\n%s", first.stdout, again.stdout)
 		}
-		got := shippable(first.stdout, s.host, w)
+		got := shippable(first.stdout, s.host, w, "cnpg-webhook", "cloudnative-pg")
 		if len(leftOut) > 0 {
 			var notes []string
 			for _, p := range slices.Sorted(maps.Keys(leftOut)) {
@@ -226,6 +215,100 @@ func testCNPGRelease(t *testing.T, r cnpgRelease) {
 		requireSynced(t, results)
 		t.Logf("%d upstream sample objects of postgresql.cnpg.io accepted by the server and checked", len(objs))
 	})
+}
+
+// startCNPG starts CloudNativePG's webhook (built with flags, configured
+// by env) and an API server with the release's CRDs and the webhook in its
+// admission chain, once it is called.
+func startCNPG(t *testing.T, flags []string, env ...string) (*operatorWebhook, *server, *argo, []string, []*apiextv1.CustomResourceDefinition) {
+	t.Helper()
+	w := startOperatorWebhookBuild(t, "cnpg", flags, env...)
+	s := startServer(t)
+	a := newArgo(t, s.cfg)
+	crdFiles, _ := filepath.Glob(filepath.Join(w.Dir, "config", "crd", "bases", "*.yaml"))
+	crds := readCRDs(t, crdFiles...)
+	a.installCRDs(t, crds)
+	a.registerOperatorWebhooks(t, w, filepath.Join("config", "webhook", "manifests.yaml"))
+	a.ensureNamespace(t, "cnpg-learn")
+	a.waitAdmitted(t, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "postgresql.cnpg.io/v1", "kind": "Cluster",
+		"metadata": map[string]any{"name": "probe", "namespace": "cnpg-learn"},
+		"spec":     map[string]any{"instances": int64(1), "storage": map[string]any{"size": "1Gi"}},
+	}}, func(o *unstructured.Unstructured) bool {
+		v, _, _ := unstructured.NestedString(o.Object, "spec", "logLevel")
+		return v != ""
+	})
+	return w, s, a, crdFiles, crds
+}
+
+// TestCNPGOverride: an operator configured otherwise than its release
+// manifest's Deployment stores other values than the shipped profile
+// fills: another default PostgreSQL image (POSTGRES_IMAGE_NAME), and the
+// default monitoring queries from a Secret (MONITORING_QUERIES_SECRET)
+// instead of a ConfigMap (MONITORING_QUERIES_CONFIGMAP unset). 'profiles
+// learn --as cloudnative-pg@RELEASE' against it, from the seeds the shipped
+// mutations were learned from, writes a profile that, in a profiles
+// directory, replaces the shipped release: Clusters filled with the
+// release's name and that directory are Synced in every diff mode and
+// equal to what the server stores, with this configuration's values, not
+// the shipped ones.
+func TestCNPGOverride(t *testing.T) {
+	const image = "registry.example.com/postgresql:17.6-system-trixie"
+	w, s, a, _, crds := startCNPG(t, nil, "POSTGRES_IMAGE_NAME="+image, "MONITORING_QUERIES_SECRET=site-queries")
+	release := strings.TrimPrefix(w.Version, "v")
+	if !strings.Contains(w.Configuration, "POSTGRES_IMAGE_NAME="+image) || strings.Contains(w.Configuration, "MONITORING_QUERIES_CONFIGMAP") {
+		t.Fatalf("the webhook runs with %s", w.Configuration)
+	}
+	dir := t.TempDir()
+	r := runBinary(t, "", "profiles", "learn", "--kubeconfig", s.kubeconfig, "--second-context", "editor", "--as", "cloudnative-pg@"+release,
+		"--write", dir, "--vary", filepath.Join("testdata", "webhooks", "cnpg", "vary.yaml"), filepath.Join("testdata", "webhooks", "cnpg", "seeds.yaml"))
+	if r.code != 0 || r.stdout != "" {
+		t.Fatalf("profiles learn: exit %d, stdout %q\n%s", r.code, r.stdout, r.stderr)
+	}
+	t.Logf("report:\n%s", r.stderr)
+	// What the shipped mutations fill and this configuration does not add
+	// is reported: the default queries' ConfigMap, and only that.
+	_, notRelearned, _ := strings.Cut(r.stderr, "It no longer fills")
+	notRelearned, _, _ = strings.Cut(notRelearned, "\n\n")
+	if !strings.HasSuffix(notRelearned, ":\n  postgresql.cnpg.io/v1 Cluster .spec.monitoring.customQueriesConfigMap") || strings.Count(notRelearned, "\n  ") != 1 {
+		t.Errorf("the report does not say that only the default queries' ConfigMap is no longer filled:%s", notRelearned)
+	}
+	file := filepath.Join(dir, "cloudnative-pg_v"+release+".yaml")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"\noperator: cloudnative-pg\n", "\nversion: v" + release + "\n",
+		"\n  overrides: cloudnative-pg@" + release + " (shipped profiles/cloudnative-pg/v" + release + ".yaml)\n",
+		"\n  context: admin\n", "\n  secondContext: editor\n",
+		"\n    defaults:\n", "value: " + image + "\n", "customQueriesSecret:\n",
+	} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("%s lacks %q:\n%s", file, want, data)
+		}
+	}
+	if strings.Contains(string(data), "ghcr.io/cloudnative-pg/postgresql") {
+		t.Errorf("%s holds the shipped default image:\n%s", file, data)
+	}
+
+	objs := readObjects(t, filepath.Join("testdata", "webhooks", "cnpg", "clusters.yaml"))
+	shipped := fill(t, objs, "--operator", "cloudnative-pg@"+release)
+	results := a.run(t, scenario{id: "cnpg-override", crds: crds, objects: objs, fillArgs: []string{"--operator", "cloudnative-pg@" + release, "--profiles-dir", dir}})
+	requireSynced(t, results)
+	for i, res := range results {
+		got, _, _ := unstructured.NestedString(res.filledObj.Object, "spec", "imageName")
+		def, _, _ := unstructured.NestedString(shipped[i].Object, "spec", "imageName")
+		if got != image || def == image || def == "" {
+			t.Errorf("%s: imageName filled %q with the override (and stored), %q with the shipped profile; want %q, then another", res.id, got, def, image)
+		}
+		_, secret, _ := unstructured.NestedSlice(res.filledObj.Object, "spec", "monitoring", "customQueriesSecret")
+		_, cm, _ := unstructured.NestedSlice(res.filledObj.Object, "spec", "monitoring", "customQueriesConfigMap")
+		_, shippedCM, _ := unstructured.NestedSlice(shipped[i].Object, "spec", "monitoring", "customQueriesConfigMap")
+		if !secret || cm || !shippedCM {
+			t.Errorf("%s: the override fills customQueriesSecret %v and customQueriesConfigMap %v (the shipped profile: %v); want true, false (true)", res.id, secret, cm, shippedCM)
+		}
+	}
 }
 
 // requireSynced: with cmp-defaults every diff mode is Synced and the filled
@@ -387,9 +470,11 @@ var hostPort = regexp.MustCompile(`https://127\.0\.0\.1:[0-9]+`)
 
 // shippable makes a learned profile reproducible and says where it came
 // from: the suite's API server instead of its random address, and the
-// module and configuration of the webhook.
-func shippable(profile, host string, w *operatorWebhook) string {
-	out := strings.ReplaceAll(profile, host, "test/e2e/apiserver")
+// module and configuration of the webhook; it names the operator
+// (learnedAs is the name it was learned under).
+func shippable(profile, host string, w *operatorWebhook, learnedAs, operator string) string {
+	out := strings.Replace(profile, "\noperator: "+learnedAs+"\n", "\noperator: "+operator+"\n", 1)
+	out = strings.ReplaceAll(out, host, "test/e2e/apiserver")
 	out = hostPort.ReplaceAllString(out, "test/e2e/apiserver")
 	out = strings.Replace(out, "\n  serverVersion:", "\n  module: "+w.Module+"@"+w.Version+"\n  configuration: "+strconv.Quote(w.Configuration)+"\n  serverVersion:", 1)
 	return out

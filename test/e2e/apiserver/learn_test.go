@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,10 @@ type learnReport struct {
 		Kind, Path, When string
 		Value            any
 		Fields, Objects  int
+	}
+	Rewrites []struct {
+		Kind, Path, When string
+		From, To         any
 	}
 	NotLearned []struct {
 		Kind, Path, Reason, Why string
@@ -256,17 +261,18 @@ func TestLearn(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
 		}
-		if strings.Contains(r.stdout, "timeoutSeconds") {
-			t.Errorf("learned a rewrite of a value the user wrote:\n%s", r.stdout)
-		}
-		found := false
-		for _, f := range readLearnReport(t, rf).NotLearned {
-			if f.Path == ".spec.rules[].timeoutSeconds" && f.Reason == "rewrites-user-value" && strings.Join(f.Values, " ") == "0 -> 1" {
-				found = true
+		// Learned as data (a rewrite: fill warns), never as a mutation.
+		rep := readLearnReport(t, rf)
+		for _, m := range rep.Rules {
+			if strings.Contains(m.Path, "timeoutSeconds") {
+				t.Errorf("learned a mutation over a value the user wrote: %+v", m)
 			}
 		}
-		if !found {
-			t.Errorf("rewrite not reported:\n%s", r.stderr)
+		if len(rep.Rewrites) != 1 || rep.Rewrites[0].Path != ".spec.rules[].timeoutSeconds" || fmt.Sprint(rep.Rewrites[0].From, " -> ", rep.Rewrites[0].To) != "0 -> 1" {
+			t.Errorf("rewrite not reported: %+v\n%s", rep.Rewrites, r.stderr)
+		}
+		if !strings.Contains(r.stdout, "rewrites:\n      - path: .spec.rules[].timeoutSeconds\n        from: 0\n        to: 1\n") {
+			t.Errorf("the profile does not record the rewrite:\n%s", r.stdout)
 		}
 	})
 

@@ -24,8 +24,10 @@ import (
 // run as a process of its own: its k8s.io versions are the operator's, not
 // this suite's. Other suites reuse it: build, start, register.
 type operatorWebhook struct {
-	URL     string `json:"url"`
-	CAPEM   string `json:"caPEM"`
+	URL string `json:"url"`
+	// CAPEM is the CA of the serving certificate the suite gave it
+	// (servingCert).
+	CAPEM   string `json:"-"`
 	Module  string `json:"module"`
 	Version string `json:"version"`
 	// Configuration is the operator configuration the process runs with.
@@ -61,7 +63,8 @@ func startOperatorWebhookBuild(t *testing.T, name string, flags []string, env ..
 		t.Fatalf("building %s: %v\n%s", src, err, out)
 	}
 	built := time.Since(start)
-	cmd := exec.Command(bin)
+	cert := servingCert(t)
+	cmd := exec.Command(bin, "-tls-cert-file", cert.certFile, "-tls-private-key-file", cert.keyFile)
 	cmd.Env = append(os.Environ(), env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -83,7 +86,7 @@ func startOperatorWebhookBuild(t *testing.T, name string, flags []string, env ..
 	if err != nil {
 		t.Fatalf("webhook-%s did not start: %v", name, err)
 	}
-	w := &operatorWebhook{}
+	w := &operatorWebhook{CAPEM: string(cert.caPEM)}
 	if err := json.Unmarshal([]byte(line), w); err != nil {
 		t.Fatalf("webhook-%s: %v: %q", name, err, line)
 	}

@@ -2,18 +2,16 @@ package apiserver
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
-	"math/big"
+	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -104,41 +102,64 @@ type webhook struct {
 
 func startWebhook(t *testing.T) *webhook {
 	t.Helper()
-	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	caTmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "cmp-defaults e2e webhook CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	c := servingCert(t)
+	cert, err := tls.LoadX509KeyPair(c.certFile, c.keyFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ca, _ := x509.ParseCertificate(caDER)
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
-		KeyUsage:    x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert := tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &webhook{
-		url:   "https://" + l.Addr().String() + "/mutate",
-		caPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
-	}
+	w := &webhook{url: "https://" + l.Addr().String() + "/mutate", caPEM: c.caPEM}
 	srv := &http.Server{Handler: http.HandlerFunc(w.serve), TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.ServeTLS(l, "", "") }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return w
+}
+
+// certFiles is the serving certificate of every webhook the suite starts,
+// its own and the operators' (given to their processes as files).
+type certFiles struct {
+	certFile, keyFile string
+	caPEM             []byte // the certificate itself: it is its own CA
+}
+
+var (
+	certOnce sync.Once
+	theCert  certFiles
+	certErr  error
+)
+
+// servingCert makes the certificate once per run, with the Go
+// distribution's crypto/tls/generate_cert.go: self-signed for 127.0.0.1 and
+// its own CA, so that it is the CA bundle the API server is given.
+func servingCert(t *testing.T) certFiles {
+	t.Helper()
+	certOnce.Do(func() {
+		dir := filepath.Join(tmpRoot, "webhook-cert")
+		goroot, err := exec.Command("go", "env", "GOROOT").Output()
+		if err == nil {
+			err = os.MkdirAll(dir, 0o700)
+		}
+		if err != nil {
+			certErr = err
+			return
+		}
+		gen := exec.Command("go", "run", filepath.Join(strings.TrimSpace(string(goroot)), "src", "crypto", "tls", "generate_cert.go"),
+			"-host", "127.0.0.1", "-ca", "-ecdsa-curve", "P256", "-duration", "24h")
+		gen.Dir = dir
+		if out, err := gen.CombinedOutput(); err != nil {
+			certErr = fmt.Errorf("generate_cert.go: %v\n%s", err, out)
+			return
+		}
+		theCert = certFiles{certFile: filepath.Join(dir, "cert.pem"), keyFile: filepath.Join(dir, "key.pem")}
+		theCert.caPEM, certErr = os.ReadFile(theCert.certFile)
+	})
+	if certErr != nil {
+		t.Fatalf("making the webhooks' serving certificate: %v", certErr)
+	}
+	return theCert
 }
 
 func (w *webhook) serve(rw http.ResponseWriter, r *http.Request) {

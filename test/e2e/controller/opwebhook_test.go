@@ -7,10 +7,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -26,7 +28,7 @@ import (
 // from test/e2e/webhook-NAME (the operator's Go module at a pinned release).
 type operatorWebhook struct {
 	URL     string `json:"url"`
-	CAPEM   string `json:"caPEM"`
+	CAPEM   string `json:"-"` // of the certificate it was given (servingCert)
 	Module  string `json:"module"`
 	Version string `json:"version"`
 	// Dir is the operator module's source in the Go module cache: its CRDs
@@ -54,7 +56,8 @@ func startOperatorWebhook(t tb, name string, env ...string) *operatorWebhook {
 		t.Fatalf("building %s: %v\n%s", src, err, out)
 	}
 	built := time.Since(start)
-	cmd := exec.Command(bin)
+	cert, key, caPEM := servingCert(t, goCmd, goEnv)
+	cmd := exec.Command(bin, "-tls-cert-file", cert, "-tls-private-key-file", key)
 	cmd.Env = append(os.Environ(), env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -75,7 +78,7 @@ func startOperatorWebhook(t tb, name string, env ...string) *operatorWebhook {
 	if err != nil {
 		t.Fatalf("webhook-%s did not start: %v", name, err)
 	}
-	w := &operatorWebhook{}
+	w := &operatorWebhook{CAPEM: string(caPEM)}
 	if err := json.Unmarshal([]byte(line), w); err != nil {
 		t.Fatalf("webhook-%s: %v: %q", name, err, line)
 	}
@@ -88,6 +91,47 @@ func startOperatorWebhook(t tb, name string, env ...string) *operatorWebhook {
 	w.Dir = strings.TrimSpace(string(out))
 	t.Logf("webhook-%s: %s@%s built in %s, serving at %s", name, w.Module, w.Version, built.Round(time.Millisecond), w.URL)
 	return w
+}
+
+var (
+	certOnce          sync.Once
+	certFile, keyFile string
+	certPEM           []byte
+	certErr           error
+)
+
+// servingCert makes the webhooks' serving certificate once per run, as
+// test/e2e/apiserver does, with the Go distribution's
+// crypto/tls/generate_cert.go (of goCmd): self-signed for 127.0.0.1 and its
+// own CA, so that it is the CA bundle the API server is given.
+func servingCert(t tb, goCmd string, goEnv []string) (cert, key string, caPEM []byte) {
+	t.Helper()
+	certOnce.Do(func() {
+		dir := filepath.Join(tmpRoot, "webhook-cert")
+		env := exec.Command(goCmd, "env", "GOROOT")
+		env.Env = goEnv
+		goroot, err := env.Output()
+		if err == nil {
+			err = os.MkdirAll(dir, 0o700)
+		}
+		if err != nil {
+			certErr = err
+			return
+		}
+		gen := exec.Command(goCmd, "run", filepath.Join(strings.TrimSpace(string(goroot)), "src", "crypto", "tls", "generate_cert.go"),
+			"-host", "127.0.0.1", "-ca", "-ecdsa-curve", "P256", "-duration", "24h")
+		gen.Dir, gen.Env = dir, goEnv
+		if out, err := gen.CombinedOutput(); err != nil {
+			certErr = fmt.Errorf("generate_cert.go: %v\n%s", err, out)
+			return
+		}
+		certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+		certPEM, certErr = os.ReadFile(certFile)
+	})
+	if certErr != nil {
+		t.Fatalf("making the webhooks' serving certificate: %v", certErr)
+	}
+	return certFile, keyFile, certPEM
 }
 
 // installCRDs applies the operator's own CRDs from its module.

@@ -12,23 +12,18 @@
 // The operator reads its configuration from its environment when the
 // package loads (as the Deployment of its release manifest sets it:
 // MONITORING_QUERIES_CONFIGMAP=cnpg-default-monitoring); so does this
-// process. It prints one JSON line on stdout, {"url", "caPEM", "module",
-// "version", "configuration"}, and serves until stdin is closed, so it
-// never outlives the test that started it.
+// process. It serves with the certificate the test gives (flags
+// -tls-cert-file, -tls-private-key-file), prints one JSON line on stdout,
+// {"url", "module", "version", "configuration"}, and serves until stdin is
+// closed, so it never outlives the test that started it.
 package main
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
+	"flag"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -58,7 +53,7 @@ func run() error {
 	for path, h := range webhooks(scheme) {
 		mux.Handle(path, h)
 	}
-	cert, caPEM, err := selfSigned()
+	cert, err := servingCert()
 	if err != nil {
 		return err
 	}
@@ -83,7 +78,7 @@ func run() error {
 			config += ", " + k + "=" + v
 		}
 	}
-	ready, _ := json.Marshal(map[string]string{"url": "https://" + l.Addr().String(), "caPEM": string(caPEM), "module": module, "version": version, "configuration": config})
+	ready, _ := json.Marshal(map[string]string{"url": "https://" + l.Addr().String(), "module": module, "version": version, "configuration": config})
 	fmt.Println(string(ready))
 	if err := srv.ServeTLS(l, "", ""); err != http.ErrServerClosed {
 		return err
@@ -91,31 +86,18 @@ func run() error {
 	return nil
 }
 
-// selfSigned makes a CA and a serving certificate for 127.0.0.1.
-func selfSigned() (tls.Certificate, []byte, error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return tls.Certificate{}, nil, err
+var (
+	certFile = flag.String("tls-cert-file", "", "PEM file of the serving certificate for 127.0.0.1 (the test makes it)")
+	keyFile  = flag.String("tls-private-key-file", "", "PEM file of its private key")
+)
+
+// servingCert loads the serving certificate the test gives
+// (-tls-cert-file, -tls-private-key-file); the test registers the webhook
+// with its CA.
+func servingCert() (tls.Certificate, error) {
+	flag.Parse()
+	if *certFile == "" || *keyFile == "" {
+		return tls.Certificate{}, fmt.Errorf("-tls-cert-file and -tls-private-key-file are required")
 	}
-	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "webhook-cnpg CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	ca, _ := x509.ParseCertificate(caDER)
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
-		KeyUsage:    x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), nil
+	return tls.LoadX509KeyPair(*certFile, *keyFile)
 }
