@@ -7,6 +7,8 @@
 # (seeds.yaml varied by vary.yaml), for every release the suite lists
 # (cnpgReleases, knativeReleases: one go.mod per release). The same run twice gives the
 # same bytes; without E2E_LEARN_WRITE the suite checks the committed files.
+# One release only: E2E_CNPG_RELEASES=v1.20.2 E2E_LEARN_WRITE=1 go test
+# -count=1 -run 'TestCNPGWebhook/.*/learn$' . in test/e2e/apiserver.
 # Then run scripts/gen-profiles.sh to merge them into the profiles.
 # Maintainers only: needs the Go module proxy.
 set -euo pipefail

@@ -1,4 +1,4 @@
-//go:build !legacydefaulter
+//go:build !legacydefaulter && !apidefaulter
 
 package main
 

@@ -13,14 +13,17 @@ import (
 
 // webhooks are the operator's defaulting webhooks by path, with
 // controller-runtime's CustomDefaulter (before v0.23), as CloudNativePG
-// v1.27 and v1.28 register them (go build -tags legacydefaulter).
+// v1.24.4, v1.25.1 and later register them, in an internal package (go build
+// -tags legacydefaulter; add nodatabase for releases before v1.26, which
+// have no Database webhook).
 func webhooks(scheme *runtime.Scheme) map[string]*admission.Webhook {
-	return map[string]*admission.Webhook{
+	m := map[string]*admission.Webhook{
 		"/mutate-postgresql-cnpg-io-v1-cluster":         admission.WithCustomDefaulter(scheme, &apiv1.Cluster{}, clusterDefaulter{}),
 		"/mutate-postgresql-cnpg-io-v1-backup":          admission.WithCustomDefaulter(scheme, &apiv1.Backup{}, nothing{}),
 		"/mutate-postgresql-cnpg-io-v1-scheduledbackup": admission.WithCustomDefaulter(scheme, &apiv1.ScheduledBackup{}, nothing{}),
-		"/mutate-postgresql-cnpg-io-v1-database":        admission.WithCustomDefaulter(scheme, &apiv1.Database{}, nothing{}),
 	}
+	addDatabase(scheme, m)
+	return m
 }
 
 type clusterDefaulter struct{}
