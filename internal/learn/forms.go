@@ -93,35 +93,7 @@ func (b *builder) group(m map[string]*group, o *Observation, p tree.Path) {
 // setAt lists the places gen is set in obj (the other side of
 // candidates): value is what the object states there.
 func setAt(obj map[string]any, gen []tree.Seg) []slot {
-	var out []slot
-	var rec func(x any, i int, p tree.Path, items int)
-	rec = func(x any, i int, p tree.Path, items int) {
-		if i == len(gen)-1 {
-			m, ok := x.(map[string]any)
-			if !ok {
-				return
-			}
-			if v, set := m[gen[i].Name]; set && v != nil {
-				out = append(out, slot{path: p.Child(gen[i].Name), parent: m, items: items, value: v})
-			}
-			return
-		}
-		s := gen[i]
-		if s.Iter {
-			l, _ := x.([]any)
-			for j, e := range l {
-				rec(e, i+1, append(p, j), len(l))
-			}
-			return
-		}
-		m, ok := x.(map[string]any)
-		if !ok || m[s.Name] == nil {
-			return
-		}
-		rec(m[s.Name], i+1, append(p, s.Name), items)
-	}
-	rec(obj, 0, nil, 0)
-	return out
+	return walkSlots(obj, gen, true)
 }
 
 // part is one rule of a field whose outcome a condition decides: its

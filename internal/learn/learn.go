@@ -1052,6 +1052,12 @@ func split(v, w any, ok bool, rel tree.Path) (any, []tree.Path) {
 // candidates lists the places gen could be filled in obj: every parent it
 // reaches (list items for []) that lacks the last field or holds null.
 func candidates(obj map[string]any, gen []tree.Seg) []slot {
+	return walkSlots(obj, gen, false)
+}
+
+// walkSlots follows gen through obj (every item for []) to the parents of
+// its last field and lists those where the field is set (set) or is not.
+func walkSlots(obj map[string]any, gen []tree.Seg, set bool) []slot {
 	var out []slot
 	var rec func(x any, i int, p tree.Path, items int)
 	rec = func(x any, i int, p tree.Path, items int) {
@@ -1060,10 +1066,12 @@ func candidates(obj map[string]any, gen []tree.Seg) []slot {
 			if !ok {
 				return
 			}
-			if v, set := m[gen[i].Name]; set && v != nil {
+			v, present := m[gen[i].Name]
+			present = present && v != nil
+			if present != set {
 				return
 			}
-			out = append(out, slot{path: p.Child(gen[i].Name), parent: m, items: items})
+			out = append(out, slot{path: p.Child(gen[i].Name), parent: m, items: items, value: v})
 			return
 		}
 		s := gen[i]

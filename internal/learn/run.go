@@ -118,18 +118,23 @@ func Profile(operator, version string, res *Result, prov operators.Learned) *ope
 	}
 	p.Description = fmt.Sprintf("Mutating-admission defaults of the cluster at %s%s, learned by 'cmp-defaults profiles learn' from server-side dry runs of %d object(s).", prov.Cluster, ctx, prov.Objects)
 	idx := map[string]int{}
-	for _, r := range res.Rules {
-		key := r.APIVersion + " " + r.Kind
+	// resource is the index of the kind's entry, added on first use.
+	resource := func(apiVersion, kind string) int {
+		key := apiVersion + " " + kind
 		i, ok := idx[key]
 		if !ok {
-			group, version := "", r.APIVersion
-			if j := strings.LastIndex(r.APIVersion, "/"); j >= 0 {
-				group, version = r.APIVersion[:j], r.APIVersion[j+1:]
+			group, version := "", apiVersion
+			if j := strings.LastIndex(apiVersion, "/"); j >= 0 {
+				group, version = apiVersion[:j], apiVersion[j+1:]
 			}
-			p.Resources = append(p.Resources, operators.Resource{Group: group, Version: version, Kind: r.Kind})
+			p.Resources = append(p.Resources, operators.Resource{Group: group, Version: version, Kind: kind})
 			i = len(p.Resources) - 1
 			idx[key] = i
 		}
+		return i
+	}
+	for _, r := range res.Rules {
+		i := resource(r.APIVersion, r.Kind)
 		reason := fmt.Sprintf("learned: admission added it to %d field(s) in %d object(s)", r.Fields, r.Objects)
 		switch {
 		case r.Insert != "":
@@ -143,17 +148,7 @@ func Profile(operator, version string, res *Result, prov operators.Learned) *ope
 		})
 	}
 	for _, r := range res.Rewrites {
-		key := r.APIVersion + " " + r.Kind
-		i, ok := idx[key]
-		if !ok {
-			group, version := "", r.APIVersion
-			if j := strings.LastIndex(r.APIVersion, "/"); j >= 0 {
-				group, version = r.APIVersion[:j], r.APIVersion[j+1:]
-			}
-			p.Resources = append(p.Resources, operators.Resource{Group: group, Version: version, Kind: r.Kind})
-			i = len(p.Resources) - 1
-			idx[key] = i
-		}
+		i := resource(r.APIVersion, r.Kind)
 		p.Resources[i].Rewrites = append(p.Resources[i].Rewrites, operators.Rewrite{
 			Path: r.Path, When: r.When, From: r.From, To: r.To,
 			Reason: fmt.Sprintf("learned: admission stored %s for the %s written in %d field(s) in %d object(s)", jsonText(r.To), jsonText(r.From), r.Fields, r.Objects),
