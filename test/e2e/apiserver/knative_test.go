@@ -50,6 +50,7 @@ var knativeReleases = []knativeRelease{
 	{modfile: "go.v0.42.3.mod", module: "v0.42.3", release: "v1.15.3"},
 	{modfile: "go.v0.43.0.mod", module: "v0.43.0", release: "v1.16.0"},
 	{modfile: "go.v0.43.3.mod", module: "v0.43.3", release: "v1.16.3"},
+	{modfile: "go.v0.44.0.mod", module: "v0.44.0", release: "v1.17.0"},
 	{modfile: "go.v0.44.1.mod", module: "v0.44.1", release: "v1.17.1"},
 	{modfile: "go.v0.45.0.mod", module: "v0.45.0", release: "v1.18.0"},
 	{modfile: "go.v0.45.1.mod", module: "v0.45.1", release: "v1.18.1"},
