@@ -54,6 +54,8 @@ var knativeReleases = []knativeRelease{
 	{modfile: "go.v0.44.1.mod", module: "v0.44.1", release: "v1.17.1"},
 	{modfile: "go.v0.45.0.mod", module: "v0.45.0", release: "v1.18.0"},
 	{modfile: "go.v0.45.1.mod", module: "v0.45.1", release: "v1.18.1"},
+	{modfile: "go.v0.46.0.mod", module: "v0.46.0", release: "v1.19.0"},
+	{modfile: "go.v0.46.1.mod", module: "v0.46.1", release: "v1.19.1"},
 	{modfile: "go.v0.47.0.mod", module: "v0.47.0", release: "v1.20.0"},
 	{modfile: "go.v0.47.1.mod", module: "v0.47.1", release: "v1.20.1"},
 	{modfile: "go.v0.48.0.mod", module: "v0.48.0", release: "v1.21.0"},
