@@ -132,11 +132,7 @@ func (b *builder) parts(obs []Observation, g *group, slots []slot) ([]part, bool
 			if match[0].outcome == "" {
 				continue
 			}
-			op := " == " + k
-			if k == present {
-				op = " != null"
-			}
-			cond := dotField(sib) + op
+			cond := siblingCond(sib, k)
 			switch {
 			case hasIter(parent):
 				out = append(out, part{path: tree.FormatPath(parent) + " | select(" + cond + ") | " + field, slots: match})

@@ -604,17 +604,13 @@ func (b *builder) conditional(g *group, slots []slot, sib string, rule func(path
 		if match[0].outcome == "" {
 			continue
 		}
-		op := " == " + k
-		if k == present {
-			op = " != null"
-		}
-		cond := dotField(sib) + op
+		cond := siblingCond(sib, k)
 		if hasIter(parent) {
 			path := tree.FormatPath(parent) + " | select(" + cond + ") | " + dotField(field.Name)
 			out = append(out, rule(path, "", match))
 			continue
 		}
-		when := tree.FormatPath(parent) + dotField(sib) + op
+		when := tree.FormatPath(parent) + cond
 		if len(parent) == 0 {
 			when = cond
 		}
@@ -1131,4 +1127,13 @@ func jsonText(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
+}
+
+// siblingCond is the jq condition that the sibling field sib holds the
+// value whose key is k (present: set to anything).
+func siblingCond(sib, k string) string {
+	if k == present {
+		return dotField(sib) + " != null"
+	}
+	return dotField(sib) + " == " + k
 }
