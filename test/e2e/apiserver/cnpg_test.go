@@ -181,23 +181,7 @@ func testCNPGRelease(t *testing.T, r cnpgRelease) {
 			got = "# Inputs left out (the release's CRDs reject these values of vary.yaml): " + strings.Join(notes, ", ") + "\n" + got
 		}
 		file := filepath.Join(repoRoot(), "scripts", "learned", "cloudnative-pg", release+".yaml")
-		if os.Getenv("E2E_LEARN_WRITE") != "" {
-			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("wrote %s", file)
-			return
-		}
-		want, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatalf("%v: learn it with scripts/learn-webhooks.sh", err)
-		}
-		if !bytes.Equal(want, []byte(got)) {
-			t.Errorf("%s is not what %s@%s's webhook does now (run scripts/learn-webhooks.sh):\nlearned:\n%s", file, w.Module, release, got)
-		}
+		checkLearned(t, file, got, w.Module+"@"+release)
 	})
 
 	fillArgs := []string{"--operator", "cloudnative-pg@" + strings.TrimPrefix(release, "v")}
@@ -478,4 +462,27 @@ func shippable(profile, host string, w *operatorWebhook, learnedAs, operator str
 	out = hostPort.ReplaceAllString(out, "test/e2e/apiserver")
 	out = strings.Replace(out, "\n  serverVersion:", "\n  module: "+w.Module+"@"+w.Version+"\n  configuration: "+strconv.Quote(w.Configuration)+"\n  serverVersion:", 1)
 	return out
+}
+
+// checkLearned compares what a webhook's learning gave with the committed
+// file (or writes it with E2E_LEARN_WRITE set).
+func checkLearned(t *testing.T, file, got, module string) {
+	t.Helper()
+	if os.Getenv("E2E_LEARN_WRITE") != "" {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s", file)
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v: learn it with scripts/learn-webhooks.sh", err)
+	}
+	if !bytes.Equal(want, []byte(got)) {
+		t.Errorf("%s is not what %s's webhook does now (run scripts/learn-webhooks.sh):\nlearned:\n%s", file, module, got)
+	}
 }

@@ -200,23 +200,7 @@ func knativeWebhook(t *testing.T, r knativeRelease) {
 			got = "# Inputs left out (the release's API server rejects them): " + strings.Join(leftOut, ", ") + "\n" + got
 		}
 		file := filepath.Join(repoRoot(), "scripts", "learned", "knative-serving", release+".yaml")
-		if os.Getenv("E2E_LEARN_WRITE") != "" {
-			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("wrote %s", file)
-			return
-		}
-		want, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatalf("%v: learn it with scripts/learn-webhooks.sh", err)
-		}
-		if !bytes.Equal(want, []byte(got)) {
-			t.Errorf("%s is not what %s@%s's webhook does now (run scripts/learn-webhooks.sh):\nlearned:\n%s", file, w.Module, w.Version, got)
-		}
+		checkLearned(t, file, got, w.Module+"@"+w.Version)
 	})
 
 	t.Run("upstream-samples", func(t *testing.T) {
