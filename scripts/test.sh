@@ -21,7 +21,9 @@ go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 # The GitHub workflows (release), checked by actionlint, pinned, from the module proxy.
 go run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 # Includes go test ./scripts/image: builds the image twice (linux/amd64 and linux/arm64).
-go test -count=1 ./...
+# With a cold build cache those two -trimpath cross-builds compile every
+# dependency twice: past go test's default 10 minutes on a busy 2-core machine.
+go test -count=1 -timeout 30m ./...
 # Parallel runs in one process must not share mutable state.
 go test -count=1 -race -run 'TestConcurrentRenders' ./cmd/cmp-defaults
 # Each fuzz target for a short while (seed corpora in testdata/fuzz run in every 'go test').
