@@ -30,6 +30,7 @@ type knativeRelease struct {
 // and that build with their own pins (docs/webhooks.md lists the refused
 // and failed ones: their profiles say "none learned").
 var knativeReleases = []knativeRelease{
+	{modfile: "go.v0.33.0.mod", module: "v0.33.0", release: "v1.6.0"},
 	{modfile: "go.v0.34.2.mod", module: "v0.34.2", release: "v1.7.2"},
 	{modfile: "go.v0.35.3.mod", module: "v0.35.3", release: "v1.8.3"},
 	{modfile: "go.v0.36.4.mod", module: "v0.36.4", release: "v1.9.4"},
