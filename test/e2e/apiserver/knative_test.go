@@ -133,7 +133,8 @@ func knativeWebhook(t *testing.T, r knativeRelease) {
 		// knative-serving@X would override the shipped release); the file
 		// names the release.
 		crdProfile := extractProfile(t, "knative-crds", release, crdFiles...)
-		inputs, leftOut := a.acceptedInputs(t, filepath.Join("testdata", "webhooks", "knative", "inputs.yaml"), "knative-learn")
+		dir := filepath.Join("testdata", "webhooks", "knative")
+		inputs, leftOut, replaced := a.acceptedInputs(t, filepath.Join(dir, "inputs.yaml"), filepath.Join(dir, "fallbacks.yaml"), "knative-learn")
 		args := []string{"profiles", "learn", "--kubeconfig", s.kubeconfig, "--second-context", "editor", "--as", "knative-webhook@" + version,
 			"--operator", "knative-crds@" + version, "--profiles-dir", crdProfile,
 			"--report", filepath.Join(t.TempDir(), "report.json"), inputs}
@@ -173,22 +174,31 @@ func knativeWebhook(t *testing.T, r knativeRelease) {
 		volume := func(kind string) string {
 			return `. as $o | .spec.template.spec.containers[].volumeMounts[] | select(.name as $n | any($o.spec.template.spec.volumes[]?; .name == $n and .` + kind + ` != null)) | .readOnly`
 		}
-		for _, r := range []string{
+		containers := []string{
 			"path: .spec.template.spec.containers[].name\n        value: user-container\n        when: (.spec.template.spec.containers | length) == 1",
 			"path: .spec.template.spec.containers[] | select(.ports != null) | .readinessProbe",
 			"path: .spec.template.spec.containers[].name\n        format: user-container-{n}\n        when: (.spec.template.spec.containers | length) >= 2",
-			"path: .spec.template.spec.initContainers[].name\n        format: init-container-{n}\n        when: (.spec.template.spec.initContainers | length) >= 2",
-			"path: " + volume("secret") + "\n        value: true",
-			"path: " + volume("configMap") + "\n        value: true",
-			"path: " + volume("projected") + "\n        value: true",
-			"path: " + volume("emptyDir") + "\n        value: false\n        drop: true",
-			"path: " + volume("persistentVolumeClaim") + "\n        value: false\n        drop: true",
-			"path: .spec.template.spec.volumes[].persistentVolumeClaim.readOnly\n        value: false\n        drop: true",
-			"rewrites:\n      - path: " + volume("configMap") + "\n        from: false\n        to: true",
-			"path: .spec.template.spec.timeoutSeconds\n        from: 0\n        to: 300",
+		}
+		for kind, rules := range map[string][]string{
+			// A Configuration's template is a Service's: the same rules.
+			"Configuration": containers,
+			"Service": append(containers,
+				"path: .spec.template.spec.initContainers[].name\n        format: init-container-{n}\n        when: (.spec.template.spec.initContainers | length) >= 2",
+				"path: "+volume("secret")+"\n        value: true",
+				"path: "+volume("configMap")+"\n        value: true",
+				"path: "+volume("projected")+"\n        value: true",
+				"path: "+volume("emptyDir")+"\n        value: false\n        drop: true",
+				"path: "+volume("persistentVolumeClaim")+"\n        value: false\n        drop: true",
+				"path: .spec.template.spec.volumes[].persistentVolumeClaim.readOnly\n        value: false\n        drop: true",
+				"rewrites:\n      - path: "+volume("configMap")+"\n        from: false\n        to: true",
+				"path: .spec.template.spec.timeoutSeconds\n        from: 0\n        to: 300",
+			),
 		} {
-			if !strings.Contains(first.stdout, r) {
-				t.Errorf("not learned: %s", r)
+			learned := kindSection(first.stdout, kind)
+			for _, r := range rules {
+				if !strings.Contains(learned, r) {
+					t.Errorf("not learned for %s: %s", kind, r)
+				}
 			}
 		}
 		again := runBinary(t, "", args...)
@@ -196,6 +206,9 @@ func knativeWebhook(t *testing.T, r knativeRelease) {
 			t.Errorf("learning twice gives other bytes:\n%s\n---\n%s", first.stdout, again.stdout)
 		}
 		got := shippable(first.stdout, s.host, w, "knative-webhook", "knative-serving")
+		if len(replaced) > 0 {
+			got = "# Inputs replaced by their fallback (the release's API server rejects them; testdata/webhooks/knative/fallbacks.yaml): " + strings.Join(replaced, ", ") + "\n" + got
+		}
 		if len(leftOut) > 0 {
 			got = "# Inputs left out (the release's API server rejects them): " + strings.Join(leftOut, ", ") + "\n" + got
 		}
@@ -215,26 +228,45 @@ func knativeWebhook(t *testing.T, r knativeRelease) {
 }
 
 // acceptedInputs is the inputs file without the objects the release's API
-// server rejects (older CRDs lack gRPC probes, or reject what the webhook
-// writes for one: the learner fails on an input the server rejects), as a
-// file of the test's own when any is, and the names of those left out.
-func (a *argo) acceptedInputs(t *testing.T, file, ns string) (string, []string) {
+// server rejects (older CRDs lack gRPC probes or the newer timeouts, or
+// reject what the webhook writes for one: the learner fails on an input
+// the server rejects), each replaced by its fallback when the fallbacks
+// file has one of the same kind and name that the server accepts, as a
+// file of the test's own when any is rejected; and the names of those left
+// out and of those replaced.
+func (a *argo) acceptedInputs(t *testing.T, file, fallbacksFile, ns string) (path string, leftOut, replaced []string) {
 	t.Helper()
 	objs := readObjects(t, file)
 	kept := a.accepted(t, objs, ns)
 	if len(kept) == len(objs) {
-		return file, nil
+		return file, nil, nil
+	}
+	id := func(o *unstructured.Unstructured) string { return o.GetKind() + "/" + o.GetName() }
+	inputs := map[string]bool{}
+	for _, o := range objs {
+		inputs[id(o)] = true
+	}
+	fallbacks := map[string]*unstructured.Unstructured{}
+	for _, o := range readObjects(t, fallbacksFile) {
+		if !inputs[id(o)] || fallbacks[id(o)] != nil {
+			t.Fatalf("%s: %s stands in for no input of %s, or twice", fallbacksFile, id(o), file)
+		}
+		fallbacks[id(o)] = o
 	}
 	keep := map[*unstructured.Unstructured]bool{}
 	for _, o := range kept {
 		keep[o] = true
 	}
-	var leftOut []string
 	var out bytes.Buffer
 	for _, o := range objs {
 		if !keep[o] {
-			leftOut = append(leftOut, o.GetKind()+"/"+o.GetName())
-			continue
+			f := fallbacks[id(o)]
+			if f == nil || len(a.accepted(t, []*unstructured.Unstructured{f}, ns)) == 0 {
+				leftOut = append(leftOut, id(o))
+				continue
+			}
+			replaced = append(replaced, id(o))
+			o = f
 		}
 		data, err := yaml.Marshal(o.Object)
 		if err != nil {
@@ -243,11 +275,22 @@ func (a *argo) acceptedInputs(t *testing.T, file, ns string) (string, []string) 
 		out.WriteString("---\n")
 		out.Write(data)
 	}
-	path := filepath.Join(t.TempDir(), "inputs.yaml")
+	path = filepath.Join(t.TempDir(), "inputs.yaml")
 	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return path, leftOut
+	return path, leftOut, replaced
+}
+
+// kindSection is the part of a learned profile that holds kind's rules
+// (from its "kind:" line to the next resource), empty when it has none.
+func kindSection(profile, kind string) string {
+	_, after, ok := strings.Cut(profile, "\n    kind: "+kind+"\n")
+	if !ok {
+		return ""
+	}
+	section, _, _ := strings.Cut(after, "\n  - group:")
+	return section
 }
 
 // knativeSamples reads the example objects of serving.knative.dev in the
