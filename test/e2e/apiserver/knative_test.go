@@ -24,17 +24,47 @@ type knativeRelease struct {
 	// (scripts/learn-webhooks.sh), each costs a build of another k8s.io
 	// and knative.dev/pkg.
 	always bool
+	// What the release's webhook does not do yet, read in its
+	// RevisionSpec.SetDefaults (pkg/apis/serving/v1/revision_defaults.go):
+	// the test checks these rules are not learned. noInitNames: no name for
+	// init containers (v0.27; v0.28 names them init-container-{n}).
+	// claimMountsReadOnly: every mount but an emptyDir's is made read-only,
+	// a claim's too (v0.27, v0.28; from v0.29 a claim's stays writable).
+	noInitNames, claimMountsReadOnly bool
 }
 
 // knativeReleases: the releases whose module the Go module proxy serves
 // and that build with their own pins (docs/webhooks.md lists the refused
 // and failed ones: their profiles say "none learned").
 var knativeReleases = []knativeRelease{
+	{modfile: "go.v0.27.0.mod", module: "v0.27.0", release: "v1.0.0", noInitNames: true, claimMountsReadOnly: true},
+	{modfile: "go.v0.27.1.mod", module: "v0.27.1", release: "v1.0.1", noInitNames: true, claimMountsReadOnly: true},
+	{modfile: "go.v0.27.2.mod", module: "v0.27.2", release: "v1.0.2", noInitNames: true, claimMountsReadOnly: true},
+	{modfile: "go.v0.28.0.mod", module: "v0.28.0", release: "v1.1.0", claimMountsReadOnly: true},
+	{modfile: "go.v0.28.2.mod", module: "v0.28.2", release: "v1.1.2", claimMountsReadOnly: true},
+	{modfile: "go.v0.28.4.mod", module: "v0.28.4", release: "v1.1.4", claimMountsReadOnly: true},
+	{modfile: "go.v0.29.0.mod", module: "v0.29.0", release: "v1.2.0"},
+	{modfile: "go.v0.29.5.mod", module: "v0.29.5", release: "v1.2.5"},
+	{modfile: "go.v0.30.0.mod", module: "v0.30.0", release: "v1.3.0"},
+	{modfile: "go.v0.31.0.mod", module: "v0.31.0", release: "v1.4.0"},
+	{modfile: "go.v0.32.0.mod", module: "v0.32.0", release: "v1.5.0"},
 	{modfile: "go.v0.33.0.mod", module: "v0.33.0", release: "v1.6.0"},
+	{modfile: "go.v0.34.0.mod", module: "v0.34.0", release: "v1.7.0"},
+	{modfile: "go.v0.34.1.mod", module: "v0.34.1", release: "v1.7.1"},
 	{modfile: "go.v0.34.2.mod", module: "v0.34.2", release: "v1.7.2"},
+	{modfile: "go.v0.35.0.mod", module: "v0.35.0", release: "v1.8.0"},
+	{modfile: "go.v0.35.1.mod", module: "v0.35.1", release: "v1.8.1"},
 	{modfile: "go.v0.35.3.mod", module: "v0.35.3", release: "v1.8.3"},
+	{modfile: "go.v0.36.0.mod", module: "v0.36.0", release: "v1.9.0"},
+	{modfile: "go.v0.36.1.mod", module: "v0.36.1", release: "v1.9.1"},
+	{modfile: "go.v0.36.3.mod", module: "v0.36.3", release: "v1.9.3"},
 	{modfile: "go.v0.36.4.mod", module: "v0.36.4", release: "v1.9.4"},
+	{modfile: "go.v0.37.0.mod", module: "v0.37.0", release: "v1.10.0"},
+	{modfile: "go.v0.37.1.mod", module: "v0.37.1", release: "v1.10.1"},
 	{modfile: "go.v0.37.2.mod", module: "v0.37.2", release: "v1.10.2"},
+	{modfile: "go.v0.38.0.mod", module: "v0.38.0", release: "v1.11.0"},
+	{modfile: "go.v0.38.1.mod", module: "v0.38.1", release: "v1.11.1"},
+	{modfile: "go.v0.38.2.mod", module: "v0.38.2", release: "v1.11.2"},
 	{modfile: "go.v0.38.6.mod", module: "v0.38.6", release: "v1.11.6"},
 	{modfile: "go.v0.39.0.mod", module: "v0.39.0", release: "v1.12.0"},
 	{modfile: "go.v0.39.2.mod", module: "v0.39.2", release: "v1.12.2"},
@@ -57,6 +87,7 @@ var knativeReleases = []knativeRelease{
 	{modfile: "go.v0.45.1.mod", module: "v0.45.1", release: "v1.18.1"},
 	{modfile: "go.v0.46.0.mod", module: "v0.46.0", release: "v1.19.0"},
 	{modfile: "go.v0.46.1.mod", module: "v0.46.1", release: "v1.19.1"},
+	{modfile: "go.v0.46.6.mod", module: "v0.46.6", release: "v1.19.6"},
 	{modfile: "go.v0.47.0.mod", module: "v0.47.0", release: "v1.20.0"},
 	{modfile: "go.v0.47.1.mod", module: "v0.47.1", release: "v1.20.1"},
 	{modfile: "go.v0.48.0.mod", module: "v0.48.0", release: "v1.21.0"},
@@ -180,26 +211,44 @@ func knativeWebhook(t *testing.T, r knativeRelease) {
 			"path: .spec.template.spec.containers[] | select(.ports != null) | .readinessProbe",
 			"path: .spec.template.spec.containers[].name\n        format: user-container-{n}\n        when: (.spec.template.spec.containers | length) >= 2",
 		}
+		initNames := "path: .spec.template.spec.initContainers[].name\n        format: init-container-{n}\n        when: (.spec.template.spec.initContainers | length) >= 2"
+		claimMount := "path: " + volume("persistentVolumeClaim") + "\n        value: false\n        drop: true"
+		service := append(containers,
+			"path: "+volume("secret")+"\n        value: true",
+			"path: "+volume("configMap")+"\n        value: true",
+			"path: "+volume("projected")+"\n        value: true",
+			"path: "+volume("emptyDir")+"\n        value: false\n        drop: true",
+			"path: .spec.template.spec.volumes[].persistentVolumeClaim.readOnly\n        value: false\n        drop: true",
+			"rewrites:\n      - path: "+volume("configMap")+"\n        from: false\n        to: true",
+			"path: .spec.template.spec.timeoutSeconds\n        from: 0\n        to: 300",
+		)
+		var serviceLacks []string
+		if r.noInitNames {
+			serviceLacks = append(serviceLacks, initNames)
+		} else {
+			service = append(service, initNames)
+		}
+		if r.claimMountsReadOnly {
+			serviceLacks = append(serviceLacks, claimMount)
+			service = append(service, "path: "+volume("persistentVolumeClaim")+"\n        value: true")
+		} else {
+			service = append(service, claimMount)
+		}
 		for kind, rules := range map[string][]string{
 			// A Configuration's template is a Service's: the same rules.
 			"Configuration": containers,
-			"Service": append(containers,
-				"path: .spec.template.spec.initContainers[].name\n        format: init-container-{n}\n        when: (.spec.template.spec.initContainers | length) >= 2",
-				"path: "+volume("secret")+"\n        value: true",
-				"path: "+volume("configMap")+"\n        value: true",
-				"path: "+volume("projected")+"\n        value: true",
-				"path: "+volume("emptyDir")+"\n        value: false\n        drop: true",
-				"path: "+volume("persistentVolumeClaim")+"\n        value: false\n        drop: true",
-				"path: .spec.template.spec.volumes[].persistentVolumeClaim.readOnly\n        value: false\n        drop: true",
-				"rewrites:\n      - path: "+volume("configMap")+"\n        from: false\n        to: true",
-				"path: .spec.template.spec.timeoutSeconds\n        from: 0\n        to: 300",
-			),
+			"Service":       service,
 		} {
 			learned := kindSection(first.stdout, kind)
 			for _, r := range rules {
 				if !strings.Contains(learned, r) {
 					t.Errorf("not learned for %s: %s", kind, r)
 				}
+			}
+		}
+		for _, r := range serviceLacks {
+			if strings.Contains(kindSection(first.stdout, "Service"), r) {
+				t.Errorf("learned for Service, which the release's webhook does not do: %s", r)
 			}
 		}
 		again := runBinary(t, "", args...)

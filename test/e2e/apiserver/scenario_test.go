@@ -226,12 +226,17 @@ func retryOnConflict(f func() error) error {
 	return err
 }
 
-func servedKinds(crds []*apiextv1.CustomResourceDefinition) []schema.GroupVersionKind {
-	var out []schema.GroupVersionKind
+// servedKinds is every served kind of crds, and whether the OpenAPI v2
+// schema publishes its schema (installCRDs's marker): a root that preserves
+// unknown fields (Knative's networking CRDs of 1.5 and older) is published as a
+// bare object.
+func servedKinds(crds []*apiextv1.CustomResourceDefinition) map[schema.GroupVersionKind]bool {
+	out := map[schema.GroupVersionKind]bool{}
 	for _, crd := range crds {
 		for _, v := range crd.Spec.Versions {
 			if v.Served {
-				out = append(out, schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind})
+				bare := v.Schema == nil || v.Schema.OpenAPIV3Schema == nil || v.Schema.OpenAPIV3Schema.XPreserveUnknownFields != nil && *v.Schema.OpenAPIV3Schema.XPreserveUnknownFields
+				out[schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}] = !bare
 			}
 		}
 	}
