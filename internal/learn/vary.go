@@ -1,12 +1,14 @@
 package learn
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
 
 	"github.com/itchyny/gojq"
 	"k8s.io/apimachinery/pkg/runtime"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
@@ -76,6 +78,16 @@ func ParseVariations(name string, b []byte) (*Variations, error) {
 		}
 		if len(d.Values) == 0 {
 			return nil, fmt.Errorf("%s: vary[%d] (%s): no values", name, i, d.Path)
+		}
+		// Numbers as the manifests' decoder reads them (integers as
+		// int64, not float64): a generated input is checked against the
+		// schema like any manifest.
+		j, err := json.Marshal(d.Values)
+		if err == nil {
+			err = utiljson.Unmarshal(j, &d.Values)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: vary[%d] (%s): %v", name, i, d.Path, err)
 		}
 		d.segs = segs
 	}

@@ -96,6 +96,11 @@ func TestGenerate(t *testing.T) {
 	if got[0].Data["spec"].(map[string]any)["replica"] != nil || seeds[1].Data["spec"].(map[string]any)["replica"] == nil {
 		t.Error("a seed was changed")
 	}
+	// A number of the variations file is read as a manifest's is: an
+	// integer is an int64 (the schema check of 'integer' fields).
+	if port := got[6].Data["spec"].(map[string]any)["backend"].(map[string]any)["port"]; port != int64(9000) {
+		t.Errorf("a varied integer is %T %v, want int64 9000", port, port)
+	}
 	if got[7].Origin != "varied .spec.replica = null" || got[7].Source != "seeds.yaml" {
 		t.Errorf("origin of a variation: %q from %q", got[7].Origin, got[7].Source)
 	}
