@@ -89,17 +89,27 @@ func Page(st *operators.Store, op string) ([]byte, error) {
 			fmt.Fprintf(&b, "\n%s %s%s\n\n", code(k.APIVersion), code(k.Kind), note)
 			b.WriteString("| Change | Field | Value |\n|---|---|---|\n")
 			for _, r := range k.Rules {
+				// A webhook rule's form and condition are part of what it
+				// does: a drop rule removes the value shown, it adds nothing.
+				field := code(r.Path)
+				if r.When != "" {
+					field += " when " + code(r.When)
+				}
+				kind := ""
+				if r.Type != "" && r.Type != "default" {
+					kind = " " + r.Type
+				}
 				switch r.Change {
 				case tree.Added:
-					fmt.Fprintf(&b, "| added | %s | %s |\n", code(r.Path), value(r.To))
+					fmt.Fprintf(&b, "| added%s | %s | %s |\n", kind, field, value(r.To))
 				case tree.Removed:
-					fmt.Fprintf(&b, "| removed | %s | was %s |\n", code(r.Path), value(r.From))
+					fmt.Fprintf(&b, "| removed%s | %s | was %s |\n", kind, field, value(r.From))
 				default:
 					det := ""
 					if r.Detail != "" {
 						det = " (" + r.Detail + ")"
 					}
-					fmt.Fprintf(&b, "| changed | %s | %s → %s%s |\n", code(r.Path), value(r.From), value(r.To), det)
+					fmt.Fprintf(&b, "| changed%s | %s | %s → %s%s |\n", kind, field, value(r.From), value(r.To), det)
 				}
 			}
 		}

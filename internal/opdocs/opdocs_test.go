@@ -111,3 +111,37 @@ func TestConfiguredSection(t *testing.T) {
 		}
 	}
 }
+
+// The changes between two releases say a rule's form and condition: a
+// drop rule removes the value shown, it does not add it.
+func TestChangesNameRuleForm(t *testing.T) {
+	newer := strings.ReplaceAll(acmeProfile, "v1.0.0", "v1.1.0") + `    mutations:
+      - path: .spec.paused
+        value: false
+        drop: true
+      - path: .spec.tier
+        value: gold
+        when: .spec.mode == "Fast"
+`
+	fs := fstest.MapFS{
+		"acme/v1.0.0.yaml": {Data: []byte(acmeProfile)},
+		"acme/v1.1.0.yaml": {Data: []byte(newer)},
+		"acme/index.yaml":  {Data: []byte(strings.Replace(acmeIndex, "{version: v1.1.0, profile: v1.0.0}", "{version: v1.1.0, profile: v1.1.0}", 1))},
+	}
+	st, err := operators.Load(operators.LoadOptions{Embedded: fs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := Page(st, "acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{
+		"| added mutation (drop) | `.spec.paused` | `false` |",
+		"| added mutation | `.spec.tier` when `.spec.mode == \"Fast\"` | `\"gold\"` |",
+	} {
+		if !strings.Contains(string(page), w) {
+			t.Errorf("page lacks %q:\n%s", w, page)
+		}
+	}
+}
