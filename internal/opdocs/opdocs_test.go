@@ -66,19 +66,7 @@ func TestWebhookSection(t *testing.T) {
 			fs["acme/v1.1.0.yaml"] = &fstest.MapFile{Data: []byte(strings.ReplaceAll(acmeProfile, "v1.0.0", "v1.1.0"))}
 			fs["acme/index.yaml"] = &fstest.MapFile{Data: []byte(strings.Replace(acmeIndex, "{version: v1.1.0, profile: v1.0.0}", "{version: v1.1.0, profile: v1.1.0}", 1))}
 		}
-		st, err := operators.Load(operators.LoadOptions{Embedded: fs})
-		if err != nil {
-			t.Fatal(err)
-		}
-		page, err := Page(st, "acme")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, w := range c.want {
-			if !strings.Contains(string(page), w) {
-				t.Errorf("page lacks %q:\n%s", w, page)
-			}
-		}
+		pageHas(t, fs, "acme", c.want...)
 	}
 }
 
@@ -92,24 +80,12 @@ func TestConfiguredSection(t *testing.T) {
 		"knative-serving/v1.1.0.yaml": {Data: []byte(knative(strings.ReplaceAll(acmeProfile, "v1.0.0", "v1.1.0")))},
 		"knative-serving/index.yaml":  {Data: []byte(knative(strings.Replace(acmeIndex, "{version: v1.1.0, profile: v1.0.0}", "{version: v1.1.0, profile: v1.1.0}", 1)))},
 	}
-	st, err := operators.Load(operators.LoadOptions{Embedded: fs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, err := Page(st, "knative-serving")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []string{
+	pageHas(t, fs, "knative-serving",
 		"## What depends on the operator's configuration",
 		"| `.spec.template.spec.timeoutSeconds` | `300` | `config-defaults` `revision-timeout-seconds` |",
 		"| `.spec.template.spec.containerConcurrency` | (nothing) | `config-defaults` `container-concurrency` |",
 		"--as knative-serving@1.0.0 \\\n    --write ./my-profiles test/e2e/apiserver/testdata/webhooks/knative/inputs.yaml",
-	} {
-		if !strings.Contains(string(page), w) {
-			t.Errorf("page lacks %q:\n%s", w, page)
-		}
-	}
+	)
 }
 
 // The changes between two releases say a rule's form and condition: a
@@ -128,18 +104,25 @@ func TestChangesNameRuleForm(t *testing.T) {
 		"acme/v1.1.0.yaml": {Data: []byte(newer)},
 		"acme/index.yaml":  {Data: []byte(strings.Replace(acmeIndex, "{version: v1.1.0, profile: v1.0.0}", "{version: v1.1.0, profile: v1.1.0}", 1))},
 	}
+	pageHas(t, fs, "acme",
+		"| added mutation (drop) | `.spec.paused` | `false` |",
+		"| added mutation | `.spec.tier` when `.spec.mode == \"Fast\"` | `\"gold\"` |",
+	)
+}
+
+// pageHas fails the test unless the page of op, from the profiles in fs,
+// holds every one of want.
+func pageHas(t *testing.T, fs fstest.MapFS, op string, want ...string) {
+	t.Helper()
 	st, err := operators.Load(operators.LoadOptions{Embedded: fs})
 	if err != nil {
 		t.Fatal(err)
 	}
-	page, err := Page(st, "acme")
+	page, err := Page(st, op)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{
-		"| added mutation (drop) | `.spec.paused` | `false` |",
-		"| added mutation | `.spec.tier` when `.spec.mode == \"Fast\"` | `\"gold\"` |",
-	} {
+	for _, w := range want {
 		if !strings.Contains(string(page), w) {
 			t.Errorf("page lacks %q:\n%s", w, page)
 		}
