@@ -42,16 +42,11 @@ type operatorWebhook struct {
 	Dir string `json:"-"`
 }
 
-// startOperatorWebhook builds ../webhook-NAME and starts it with env added
-// to its environment (the operator's configuration); it stops when the test
-// ends (the webhook exits when its stdin closes).
-func startOperatorWebhook(t *testing.T, name string, env ...string) *operatorWebhook {
-	t.Helper()
-	return startOperatorWebhookBuild(t, name, nil, env...)
-}
-
-// startOperatorWebhookBuild is startOperatorWebhook with go build flags:
-// another release's go.mod (-modfile) and the build tags its API needs.
+// startOperatorWebhookBuild builds ../webhook-NAME with go build flags
+// (another release's go.mod with -modfile, the build tags its API needs) and
+// starts it with env added to its environment (the operator's
+// configuration); it stops when the test ends (the webhook exits when its
+// stdin closes).
 func startOperatorWebhookBuild(t *testing.T, name string, flags []string, env ...string) *operatorWebhook {
 	t.Helper()
 	start := time.Now()
