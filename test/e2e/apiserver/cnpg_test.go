@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"testing"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
@@ -344,25 +342,6 @@ func requireSynced(t *testing.T, results []*objectResult) {
 		}
 	}
 	t.Logf("%d of %d object(s) Synced in every diff mode and equal to what the server stores; %d differ only where fill warned (a value written that admission rewrites)", equal, len(results), warnedObjs)
-}
-
-// accepted keeps the objects the API server accepts from a server-side
-// apply, as Argo CD's ServerSideApply=true sync sends them (a dry run in
-// namespace ns): a sample the server rejects is no drift question.
-func (a *argo) accepted(t *testing.T, objs []*unstructured.Unstructured, ns string) []*unstructured.Unstructured {
-	t.Helper()
-	var out []*unstructured.Unstructured
-	for _, o := range objs {
-		m := a.mapping(t, o)
-		c := o.DeepCopy()
-		c.SetNamespace(ns)
-		if _, err := a.dyn.Resource(m.Resource).Namespace(ns).Apply(context.Background(), c.GetName(), c, metav1.ApplyOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: "e2e-accept", Force: true}); err != nil {
-			t.Logf("%s/%s: rejected by the API server, left out: %v", o.GetKind(), o.GetName(), err)
-			continue
-		}
-		out = append(out, o)
-	}
-	return out
 }
 
 // acceptedVariations is the variations file with the values left out that

@@ -313,9 +313,11 @@ func (a *argo) acceptedInputs(t *testing.T, file, fallbacksFile, ns string) (pat
 			f := fallbacks[id(o)]
 			if f == nil || len(a.accepted(t, []*unstructured.Unstructured{f}, ns)) == 0 {
 				leftOut = append(leftOut, id(o))
+				t.Logf("%s: left out", id(o))
 				continue
 			}
 			replaced = append(replaced, id(o))
+			t.Logf("%s: replaced by its fallback in %s", id(o), fallbacksFile)
 			o = f
 		}
 		data, err := yaml.Marshal(o.Object)

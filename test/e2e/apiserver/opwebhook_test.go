@@ -164,3 +164,22 @@ func (a *argo) waitAdmitted(t *testing.T, probe *unstructured.Unstructured, muta
 		t.Fatalf("the webhook did not mutate %s within a minute: %v (last error: %v)", probe.GetKind(), err, last)
 	}
 }
+
+// accepted keeps the objects the API server accepts from a server-side
+// apply, as Argo CD's ServerSideApply=true sync sends them (a dry run in
+// namespace ns): a sample the server rejects is no drift question.
+func (a *argo) accepted(t *testing.T, objs []*unstructured.Unstructured, ns string) []*unstructured.Unstructured {
+	t.Helper()
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		m := a.mapping(t, o)
+		c := o.DeepCopy()
+		c.SetNamespace(ns)
+		if _, err := a.dyn.Resource(m.Resource).Namespace(ns).Apply(context.Background(), c.GetName(), c, metav1.ApplyOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: "e2e-accept", Force: true}); err != nil {
+			t.Logf("%s/%s: rejected by the API server: %v", o.GetKind(), o.GetName(), err)
+			continue
+		}
+		out = append(out, o)
+	}
+	return out
+}
