@@ -38,7 +38,7 @@ export CMP_DEFAULTS_BIN="$tmp/cmp-defaults"
 toolchain_of() { case "$1" in cmp-v3 | controller) echo "$v3_toolchain" ;; *) echo "" ;; esac; }
 
 # run_module name go-test-args...: go test in one module. Its output goes to
-# $tmp/name.log (and to stdout too when serial); its exit code and seconds to $tmp/name.rc.
+# $tmp/name.log, its exit code and seconds to $tmp/name.rc.
 run_module() {
 	local name="$1" toolchain log="$tmp/$1.log" t0=$SECONDS rc
 	toolchain="$(toolchain_of "$name")"
