@@ -35,45 +35,43 @@ fi
 echo "   built in $((SECONDS - start))s, $(stat -c %s "$tmp/cmp-defaults") bytes"
 export CMP_DEFAULTS_BIN="$tmp/cmp-defaults"
 
+# toolchain_of name: the GOTOOLCHAIN a module runs with ("" for this machine's Go).
 toolchain_of() { case "$1" in cmp-v3 | controller) echo "$v3_toolchain" ;; *) echo "" ;; esac; }
+header() { local tc; tc="$(toolchain_of "$1")"; echo "== $1 (GOTOOLCHAIN=${tc:-${GOTOOLCHAIN:-default}})"; }
 
 # run_module name go-test-args...: go test in one module. Its output goes to
-# $tmp/name.log, its exit code and seconds to $tmp/name.rc.
+# $tmp/name.log, its exit code and seconds to $tmp/name.rc. The apiserver suite
+# builds CloudNativePG's and Knative's webhooks; the controller suite starts the whole
+# of Argo CD's control plane and waits for real syncs: each gets 30 minutes, more than
+# go test's default 10 on a loaded 2-core machine.
 run_module() {
-	local name="$1" toolchain log="$tmp/$1.log" t0=$SECONDS rc
+	local name="$1" toolchain log="$tmp/$1.log" t0=$SECONDS rc timeout=()
 	toolchain="$(toolchain_of "$name")"
+	case "$name" in apiserver | controller) timeout=(-timeout=30m) ;; esac
 	shift
 	(
 		cd "$here/$name" || exit 1
 		if [ -n "$toolchain" ]; then export GOTOOLCHAIN="$toolchain"; fi
-		go test -count=1 "$@" ./... 2>&1
+		go test -count=1 "${timeout[@]}" "$@" ./... 2>&1
 	) >"$log"
 	rc=$?
 	echo "$rc $((SECONDS - t0))" >"$tmp/$name.rc"
 }
 
-# The apiserver suite builds CloudNativePG's and Knative's webhooks; the controller suite
-# starts the whole of Argo CD's control plane and waits for real syncs: each needs more than
-# go test's default 10 minutes on a loaded 2-core machine.
-lane_go() { run_module cmp-v2 "$@"; run_module apiserver -timeout=30m "$@"; }
-lane_v3() { run_module cmp-v3 "$@"; run_module controller -timeout=30m "$@"; }
-
 if [ -n "${E2E_SERIAL:-}" ]; then
 	for name in cmp-v2 cmp-v3 apiserver controller; do
-		echo "== $name (GOTOOLCHAIN=$(toolchain_of "$name" | grep . || echo "${GOTOOLCHAIN:-default}"))"
-		timeout=()
-		case "$name" in apiserver | controller) timeout=(-timeout=30m) ;; esac
-		run_module "$name" "${timeout[@]}" "$@"
+		header "$name"
+		run_module "$name" "$@"
 		cat "$tmp/$name.log"
 	done
 else
 	echo "== two lanes: cmp-v2 then apiserver (GOTOOLCHAIN=${GOTOOLCHAIN:-default}), beside cmp-v3 then controller (GOTOOLCHAIN=$v3_toolchain)"
-	lane_go "$@" &
-	lane_v3 "$@" &
+	(run_module cmp-v2 "$@"; run_module apiserver "$@") &
+	(run_module cmp-v3 "$@"; run_module controller "$@") &
 	wait
 	for name in cmp-v2 cmp-v3 apiserver controller; do
 		[ -f "$tmp/$name.log" ] || continue
-		echo "== $name (GOTOOLCHAIN=$(toolchain_of "$name" | grep . || echo "${GOTOOLCHAIN:-default}"))"
+		header "$name"
 		cat "$tmp/$name.log"
 	done
 fi
