@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,14 +12,15 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// knativeRelease is one Knative release whose webhook is learned: the
-// go.mod of test/e2e/webhook-knative that pins its knative.dev/serving
-// (go build -modfile; go.mod pins v0.42.2) and the release that module
-// version is (the module's vX.Y.Z tag and the release's knative-vA.B.C tag
-// are the same commit in github.com/knative/serving, checked for every
-// knative-v1.x tag: v0.(A+27).B).
+// knativeRelease is one Knative release whose webhook is learned. Its
+// knative.dev/serving module version is v0.(A+27).B for release vA.B.C (the
+// module's tag and the release's knative-vA.B.C tag are the same commit in
+// github.com/knative/serving, checked for every knative-v1.x tag; the test
+// checks the version the build reports), pinned by go.vX.Y.Z.mod of
+// test/e2e/webhook-knative (go build -modfile), or by its go.mod for
+// knativeGoMod.
 type knativeRelease struct {
-	modfile, module, release string
+	release string // vA.B.C
 	// always: checked in every run of the suite (the newest); the others
 	// only with E2E_KNATIVE_RELEASES=all (scripts/learn-webhooks.sh): each
 	// costs a cold build of another k8s.io and knative.dev/pkg (about 4
@@ -37,65 +39,86 @@ type knativeRelease struct {
 // and that build with their own pins (docs/webhooks.md lists the refused
 // and failed ones: their profiles say "none learned").
 var knativeReleases = []knativeRelease{
-	{modfile: "go.v0.27.0.mod", module: "v0.27.0", release: "v1.0.0", noInitNames: true, claimMountsReadOnly: true},
-	{modfile: "go.v0.27.1.mod", module: "v0.27.1", release: "v1.0.1", noInitNames: true, claimMountsReadOnly: true},
-	{modfile: "go.v0.27.2.mod", module: "v0.27.2", release: "v1.0.2", noInitNames: true, claimMountsReadOnly: true},
-	{modfile: "go.v0.28.0.mod", module: "v0.28.0", release: "v1.1.0", claimMountsReadOnly: true},
-	{modfile: "go.v0.28.2.mod", module: "v0.28.2", release: "v1.1.2", claimMountsReadOnly: true},
-	{modfile: "go.v0.28.4.mod", module: "v0.28.4", release: "v1.1.4", claimMountsReadOnly: true},
-	{modfile: "go.v0.29.0.mod", module: "v0.29.0", release: "v1.2.0"},
-	{modfile: "go.v0.29.5.mod", module: "v0.29.5", release: "v1.2.5"},
-	{modfile: "go.v0.30.0.mod", module: "v0.30.0", release: "v1.3.0"},
-	{modfile: "go.v0.31.0.mod", module: "v0.31.0", release: "v1.4.0"},
-	{modfile: "go.v0.32.0.mod", module: "v0.32.0", release: "v1.5.0"},
-	{modfile: "go.v0.33.0.mod", module: "v0.33.0", release: "v1.6.0"},
-	{modfile: "go.v0.34.0.mod", module: "v0.34.0", release: "v1.7.0"},
-	{modfile: "go.v0.34.1.mod", module: "v0.34.1", release: "v1.7.1"},
-	{modfile: "go.v0.34.2.mod", module: "v0.34.2", release: "v1.7.2"},
-	{modfile: "go.v0.35.0.mod", module: "v0.35.0", release: "v1.8.0"},
-	{modfile: "go.v0.35.1.mod", module: "v0.35.1", release: "v1.8.1"},
-	{modfile: "go.v0.35.3.mod", module: "v0.35.3", release: "v1.8.3"},
-	{modfile: "go.v0.36.0.mod", module: "v0.36.0", release: "v1.9.0"},
-	{modfile: "go.v0.36.1.mod", module: "v0.36.1", release: "v1.9.1"},
-	{modfile: "go.v0.36.3.mod", module: "v0.36.3", release: "v1.9.3"},
-	{modfile: "go.v0.36.4.mod", module: "v0.36.4", release: "v1.9.4"},
-	{modfile: "go.v0.37.0.mod", module: "v0.37.0", release: "v1.10.0"},
-	{modfile: "go.v0.37.1.mod", module: "v0.37.1", release: "v1.10.1"},
-	{modfile: "go.v0.37.2.mod", module: "v0.37.2", release: "v1.10.2"},
-	{modfile: "go.v0.38.0.mod", module: "v0.38.0", release: "v1.11.0"},
-	{modfile: "go.v0.38.1.mod", module: "v0.38.1", release: "v1.11.1"},
-	{modfile: "go.v0.38.2.mod", module: "v0.38.2", release: "v1.11.2"},
-	{modfile: "go.v0.38.6.mod", module: "v0.38.6", release: "v1.11.6"},
-	{modfile: "go.v0.39.0.mod", module: "v0.39.0", release: "v1.12.0"},
-	{modfile: "go.v0.39.2.mod", module: "v0.39.2", release: "v1.12.2"},
-	{modfile: "go.v0.39.3.mod", module: "v0.39.3", release: "v1.12.3"},
-	{modfile: "go.v0.39.4.mod", module: "v0.39.4", release: "v1.12.4"},
-	{modfile: "go.v0.40.0.mod", module: "v0.40.0", release: "v1.13.0"},
-	{modfile: "go.v0.40.1.mod", module: "v0.40.1", release: "v1.13.1"},
-	{modfile: "go.v0.40.2.mod", module: "v0.40.2", release: "v1.13.2"},
-	{modfile: "go.v0.41.0.mod", module: "v0.41.0", release: "v1.14.0"},
-	{modfile: "go.v0.41.1.mod", module: "v0.41.1", release: "v1.14.1"},
-	{modfile: "go.v0.41.2.mod", module: "v0.41.2", release: "v1.14.2"},
-	{modfile: "go.v0.42.0.mod", module: "v0.42.0", release: "v1.15.0"},
-	{modfile: "go.mod", module: "v0.42.2", release: "v1.15.2"},
-	{modfile: "go.v0.42.3.mod", module: "v0.42.3", release: "v1.15.3"},
-	{modfile: "go.v0.43.0.mod", module: "v0.43.0", release: "v1.16.0"},
-	{modfile: "go.v0.43.3.mod", module: "v0.43.3", release: "v1.16.3"},
-	{modfile: "go.v0.44.0.mod", module: "v0.44.0", release: "v1.17.0"},
-	{modfile: "go.v0.44.1.mod", module: "v0.44.1", release: "v1.17.1"},
-	{modfile: "go.v0.45.0.mod", module: "v0.45.0", release: "v1.18.0"},
-	{modfile: "go.v0.45.1.mod", module: "v0.45.1", release: "v1.18.1"},
-	{modfile: "go.v0.46.0.mod", module: "v0.46.0", release: "v1.19.0"},
-	{modfile: "go.v0.46.1.mod", module: "v0.46.1", release: "v1.19.1"},
-	{modfile: "go.v0.46.6.mod", module: "v0.46.6", release: "v1.19.6"},
-	{modfile: "go.v0.47.0.mod", module: "v0.47.0", release: "v1.20.0"},
-	{modfile: "go.v0.47.1.mod", module: "v0.47.1", release: "v1.20.1"},
-	{modfile: "go.v0.48.0.mod", module: "v0.48.0", release: "v1.21.0"},
-	{modfile: "go.v0.48.1.mod", module: "v0.48.1", release: "v1.21.1"},
-	{modfile: "go.v0.48.2.mod", module: "v0.48.2", release: "v1.21.2"},
-	{modfile: "go.v0.49.0.mod", module: "v0.49.0", release: "v1.22.0"},
-	{modfile: "go.v0.49.1.mod", module: "v0.49.1", release: "v1.22.1"},
-	{modfile: "go.v0.50.0.mod", module: "v0.50.0", release: "v1.23.0", always: true},
+	{release: "v1.0.0", noInitNames: true, claimMountsReadOnly: true},
+	{release: "v1.0.1", noInitNames: true, claimMountsReadOnly: true},
+	{release: "v1.0.2", noInitNames: true, claimMountsReadOnly: true},
+	{release: "v1.1.0", claimMountsReadOnly: true},
+	{release: "v1.1.2", claimMountsReadOnly: true},
+	{release: "v1.1.4", claimMountsReadOnly: true},
+	{release: "v1.2.0"},
+	{release: "v1.2.5"},
+	{release: "v1.3.0"},
+	{release: "v1.4.0"},
+	{release: "v1.5.0"},
+	{release: "v1.6.0"},
+	{release: "v1.7.0"},
+	{release: "v1.7.1"},
+	{release: "v1.7.2"},
+	{release: "v1.8.0"},
+	{release: "v1.8.1"},
+	{release: "v1.8.3"},
+	{release: "v1.9.0"},
+	{release: "v1.9.1"},
+	{release: "v1.9.3"},
+	{release: "v1.9.4"},
+	{release: "v1.10.0"},
+	{release: "v1.10.1"},
+	{release: "v1.10.2"},
+	{release: "v1.11.0"},
+	{release: "v1.11.1"},
+	{release: "v1.11.2"},
+	{release: "v1.11.6"},
+	{release: "v1.12.0"},
+	{release: "v1.12.2"},
+	{release: "v1.12.3"},
+	{release: "v1.12.4"},
+	{release: "v1.13.0"},
+	{release: "v1.13.1"},
+	{release: "v1.13.2"},
+	{release: "v1.14.0"},
+	{release: "v1.14.1"},
+	{release: "v1.14.2"},
+	{release: "v1.15.0"},
+	{release: "v1.15.2"},
+	{release: "v1.15.3"},
+	{release: "v1.16.0"},
+	{release: "v1.16.3"},
+	{release: "v1.17.0"},
+	{release: "v1.17.1"},
+	{release: "v1.18.0"},
+	{release: "v1.18.1"},
+	{release: "v1.19.0"},
+	{release: "v1.19.1"},
+	{release: "v1.19.6"},
+	{release: "v1.20.0"},
+	{release: "v1.20.1"},
+	{release: "v1.21.0"},
+	{release: "v1.21.1"},
+	{release: "v1.21.2"},
+	{release: "v1.22.0"},
+	{release: "v1.22.1"},
+	{release: "v1.23.0", always: true},
+}
+
+// knativeGoMod is the module version test/e2e/webhook-knative's go.mod pins.
+const knativeGoMod = "v0.42.2"
+
+// module is the knative.dev/serving version of the release.
+func (r knativeRelease) module() string {
+	var major, minor, patch int
+	if _, err := fmt.Sscanf(r.release, "v%d.%d.%d", &major, &minor, &patch); err != nil || major != 1 {
+		panic("knativeReleases: not a Knative 1.x release: " + r.release)
+	}
+	return fmt.Sprintf("v0.%d.%d", minor+27, patch)
+}
+
+// modfile is the go.mod of test/e2e/webhook-knative that pins the release's
+// module (also the subtest's name).
+func (r knativeRelease) modfile() string {
+	if r.module() == knativeGoMod {
+		return "go.mod"
+	}
+	return "go." + r.module() + ".mod"
 }
 
 // knativeLinkedCRDs are the files of serving's config/core/300-resources
@@ -119,7 +142,7 @@ var knativeLinkedCRDs = []string{"certificate.yaml", "domain-claim.yaml", "ingre
 //     diff mode and equal to what the server stores.
 func TestKnativeWebhook(t *testing.T) {
 	for _, r := range knativeReleases {
-		t.Run(r.modfile, func(t *testing.T) {
+		t.Run(r.modfile(), func(t *testing.T) {
 			if !r.always && os.Getenv("E2E_KNATIVE_RELEASES") != "all" {
 				t.Skip("checked with E2E_KNATIVE_RELEASES=all (scripts/learn-webhooks.sh)")
 			}
@@ -130,12 +153,12 @@ func TestKnativeWebhook(t *testing.T) {
 
 func knativeWebhook(t *testing.T, r knativeRelease) {
 	var flags []string
-	if r.modfile != "go.mod" {
-		flags = []string{"-modfile=" + r.modfile}
+	if r.modfile() != "go.mod" {
+		flags = []string{"-modfile=" + r.modfile()}
 	}
 	w := startOperatorWebhookBuild(t, "knative", flags, "WEBHOOK_LOGS="+os.Getenv("E2E_LOGS"))
-	if w.Version != r.module {
-		t.Fatalf("%s builds %s@%s, want %s", r.modfile, w.Module, w.Version, r.module)
+	if w.Version != r.module() {
+		t.Fatalf("%s builds %s@%s, want %s", r.modfile(), w.Module, w.Version, r.module())
 	}
 	release := r.release
 	s := startServer(t)
