@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -22,7 +23,9 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/quote"
 	"github.com/cmp-defaults/cmp-defaults/internal/supervisor"
+	"github.com/cmp-defaults/cmp-defaults/internal/warn"
 )
 
 // Exit codes.
@@ -33,6 +36,12 @@ const (
 	exitFound = supervisor.ExitFound
 )
 
+// logged holds what Helm and kustomize log through the standard log
+// package (and slog's default handler, which writes through it): it can
+// quote a repository's values keys, and the run prints it among its
+// warnings, quoted and counted, instead of raw lines on stderr.
+var logged warn.List
+
 // main reads the command line and the environment, the process's one
 // read of them, and runs the command: in a worker it supervises (Linux,
 // commands that read input), or in this process.
@@ -40,6 +49,8 @@ func main() {
 	// Helm and kustomize log progress through the default loggers; only
 	// warnings and errors belong on stderr, which Argo CD shows on failure.
 	slog.SetLogLoggerLevel(slog.LevelWarn)
+	log.SetFlags(0)
+	log.SetOutput(&logged)
 	// client-go logs what its errors say again; the errors are reported.
 	klog.SetLogger(logr.Discard())
 	args := os.Args[1:]
@@ -65,7 +76,7 @@ func main() {
 func worker() int {
 	job, err := supervisor.ReadJob()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "Error: "+err.Error())
+		printError(os.Stderr, err)
 		return exitUsage
 	}
 	// Ctrl-C, or the supervisor passing on the repo-server's end of the
@@ -138,17 +149,18 @@ func runEnv(ctx context.Context, args, environ []string, stdin io.Reader, stdout
 func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int {
 	var le limitsError
 	if errors.As(err, &le) {
-		fmt.Fprintln(stderr, "Error: "+err.Error())
+		printError(stderr, err)
 		return exitUsage
 	}
-	for _, w := range c.Warnings {
+	c.Warnings.Merge(&logged)
+	for _, w := range c.Warnings.Lines() {
 		fmt.Fprintln(stderr, "Warning: "+w)
 	}
 	res := c.result
 	if res == nil {
 		res = &action.Result{}
 	}
-	io.WriteString(stderr, res.Notes)
+	io.WriteString(stderr, printable(res.Notes))
 	if err == nil {
 		switch {
 		case res.Report != nil && c.format == "json":
@@ -161,7 +173,7 @@ func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int
 	}
 	if err != nil {
 		var hint usageHint
-		fmt.Fprintln(stderr, "Error: "+strings.TrimSpace(err.Error()))
+		printError(stderr, err)
 		if errors.As(err, &hint) {
 			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", hint.path)
 			return exitUsage
@@ -169,7 +181,7 @@ func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int
 		return exitError
 	}
 	if werr := supervisor.WriteOut(stdout, out.Bytes()); werr != nil {
-		fmt.Fprintln(stderr, "Error: "+werr.Error())
+		printError(stderr, werr)
 		return exitError
 	}
 	if !res.Found {
@@ -179,4 +191,31 @@ func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, res.Summary)
 	}
 	return exitFound
+}
+
+// printError writes err as "Error: " and its first line, its further
+// lines indented: a line of an error that quotes a repository (a file
+// name, a key, a library's message) can never start a line of stderr of
+// its own, a forged "Error:" or "panic:". Control characters are escaped.
+func printError(stderr io.Writer, err error) {
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	var b strings.Builder
+	b.WriteString("Error: " + quote.Line(lines[0]) + "\n")
+	for _, l := range lines[1:] {
+		b.WriteString("  " + quote.Line(l) + "\n")
+	}
+	io.WriteString(stderr, b.String())
+}
+
+// printable is s with the control characters of each line escaped.
+func printable(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		body, nl := strings.CutSuffix(l, "\n")
+		lines[i] = quote.Line(body)
+		if nl {
+			lines[i] += "\n"
+		}
+	}
+	return strings.Join(lines, "")
 }

@@ -87,7 +87,7 @@ func (a *Audit) source(ctx context.Context, env *Env, read func([]string) ([]man
 	if a.Source != "" {
 		var opt render.Options
 		if opt, err = sourceDir(env, a.Source, a.RepoRoot, argocd.Settings(src)); err == nil {
-			opt.Warn = func(m string) { env.Warn(m) }
+			opt.Warn = env.warnDuplicate
 			objs, err = render.Render(ctx, opt)
 		}
 	} else {
@@ -103,7 +103,7 @@ func (a *Audit) source(ctx context.Context, env *Env, read func([]string) ([]man
 // sourceDir checks that --source is a directory and builds its render
 // options as every command does.
 func sourceDir(env *Env, dir, repoRoot string, s render.Settings) (render.Options, error) {
-	opt, err := render.NewOptions(dir, repoRoot, env.Sidecar.MaxInput, s)
+	opt, err := render.NewOptions(dir, repoRoot, env.Sidecar.MaxInput, env.Sidecar.Limits, s)
 	if err != nil {
 		return opt, err
 	}
@@ -142,7 +142,7 @@ func (a *Audit) pluginSource(ctx context.Context, env *Env, src *argocd.Source) 
 	}
 	// The job generate would run, named as audit's flags: an empty source
 	// is what it would be for generate (allow-empty).
-	j := Job{Job: cmpJob(cfg, env.selection(o, o.Refs), env.Sidecar.MaxInput), Names: flags}
+	j := Job{Job: cmpJob(cfg, env.selection(o, o.Refs), env.Sidecar), Names: flags}
 	j.Record, j.TimeoutName = true, flags.Of("timeout")
 	res, err := env.runJob(ctx, j)
 	if err != nil {
