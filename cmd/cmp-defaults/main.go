@@ -74,16 +74,20 @@ func main() {
 // worker runs the job the supervisor hands over (internal/supervisor):
 // the command line, configured by the environment the supervisor read.
 func worker() int {
+	stderr, sync := captureStderr()
 	job, err := supervisor.ReadJob()
 	if err != nil {
-		printError(os.Stderr, err)
+		printError(stderr, err)
 		return exitUsage
 	}
 	// Ctrl-C, or the supervisor passing on the repo-server's end of the
 	// plugin, cancels renders and cluster requests; stdout stays empty.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return runEnv(ctx, job.Args, job.Environ, os.Stdin, os.Stdout, os.Stderr, supervisor.Report)
+	var out bytes.Buffer
+	c, err := mainerr(ctx, job.Args, job.Environ, os.Stdin, &out, stderr, supervisor.Report)
+	sync() // what the libraries wrote on os.Stderr is among the warnings
+	return present(c, err, &out, os.Stdout, stderr)
 }
 
 // limitsError is a bad limit in the environment (exit 2, no usage hint).

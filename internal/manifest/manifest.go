@@ -117,10 +117,14 @@ func (l Limits) count(doc, n int) error {
 		*l.docs += n
 		total = max(total, *l.docs)
 	}
-	if l.MaxDocuments > 0 && total > l.MaxDocuments && n > 0 {
-		return fmt.Errorf("more than %d documents; raise the environment variable CMP_DEFAULTS_MAX_DOCUMENTS if this is intended", l.MaxDocuments)
+	if l.MaxDocuments <= 0 || total <= l.MaxDocuments || n <= 0 {
+		return nil
 	}
-	return nil
+	where := ""
+	if doc <= l.MaxDocuments {
+		where = " in this file and those read before it"
+	}
+	return fmt.Errorf("more than %d documents%s; raise the environment variable CMP_DEFAULTS_MAX_DOCUMENTS if this is intended", l.MaxDocuments, where)
 }
 
 func (l Limits) warn(msg string) {
