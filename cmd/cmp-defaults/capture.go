@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/warn"
 )
 
 // captureStderr points os.Stderr at a pipe whose lines become logged
@@ -28,7 +30,7 @@ func captureStderr() (stderr *os.File, sync func()) {
 	rand.Read(token)
 	mark := []byte("sync " + hex.EncodeToString(token) + "\n")
 	synced := make(chan struct{}, 1)
-	go readLogged(r, mark, synced)
+	go readLogged(r, &logged, mark, synced)
 	os.Stderr = w
 	return stderr, func() {
 		if _, err := w.Write(mark); err != nil {
@@ -41,9 +43,9 @@ func captureStderr() (stderr *os.File, sync func()) {
 	}
 }
 
-// readLogged hands every line of r to logged, at most 4 KiB of each,
-// until it ends; a line equal to mark is not logged but signalled.
-func readLogged(r io.Reader, mark []byte, synced chan<- struct{}) {
+// readLogged hands every line of r to to, at most 4 KiB of each, until
+// it ends; a line equal to mark is not logged but signalled.
+func readLogged(r io.Reader, to *warn.List, mark []byte, synced chan<- struct{}) {
 	br := bufio.NewReaderSize(r, 4<<10)
 	for {
 		line, err := br.ReadSlice('\n')
@@ -55,7 +57,7 @@ func readLogged(r io.Reader, mark []byte, synced chan<- struct{}) {
 			default:
 			}
 		case len(line) > 0:
-			logged.Write(line)
+			to.Write(line)
 		}
 		for full { // the rest of a long line is left out
 			_, err = br.ReadSlice('\n')
