@@ -17,6 +17,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/quote"
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
 	"github.com/cmp-defaults/cmp-defaults/internal/warn"
 )
@@ -151,7 +152,7 @@ func Run(parent context.Context, job Job) (*Result, error) {
 	if unused := chosen(render.Unused(kind, ropt, job.ReleaseNameSet, job.NamespaceSet), job.Defaults); len(unused) > 0 {
 		return fail(&UnusedError{Kind: kind, Dir: ropt.Dir, Unused: unused})
 	}
-	step = fmt.Sprintf("rendering the %s source %s", kind, ropt.Dir)
+	step = fmt.Sprintf("rendering the %s source %s", kind, quote.Name(ropt.Dir))
 	objs, err := render.Render(ctx, ropt)
 	if errors.Is(err, render.ErrNoSources) && job.CMP {
 		if job.AllowEmpty {
@@ -164,7 +165,7 @@ func Run(parent context.Context, job Job) (*Result, error) {
 		return fail(err)
 	}
 	if len(objs) == 0 && job.CMP && !job.AllowEmpty {
-		return fail(fmt.Errorf("the %s source %s rendered no objects; refusing to print an empty result, which with prune: true deletes every resource of the application. Set the parameter allow-empty to \"true\" if this is intended", kind, ropt.Dir))
+		return fail(fmt.Errorf("the %s source %s rendered no objects; refusing to print an empty result, which with prune: true deletes every resource of the application. Set the parameter allow-empty to \"true\" if this is intended", kind, quote.Name(ropt.Dir)))
 	}
 	step = fmt.Sprintf("filling %d objects", len(objs))
 	if job.Record {
