@@ -58,3 +58,14 @@ func TestReadLogged(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+// A long error is cut: each line, and the lines after the first 6 KiB.
+func TestPrintErrorBounded(t *testing.T) {
+	var b bytes.Buffer
+	long := strings.Repeat("x", 9<<20)
+	printError(&b, errors.New(long+"\n"+strings.Repeat("a line of a long error\n", 5000)))
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if b.Len() > 8<<10 || !strings.HasSuffix(lines[0], "more bytes cut)") || !strings.HasPrefix(lines[len(lines)-1], "  ... and ") {
+		t.Errorf("%d bytes, %d lines: first %.100q, last %q", b.Len(), len(lines), lines[0], lines[len(lines)-1])
+	}
+}

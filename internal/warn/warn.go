@@ -30,7 +30,7 @@ const (
 const (
 	PerKind  = 10      // warnings of one kind
 	MaxLine  = 1 << 10 // bytes of one warning; the rest is cut
-	MaxBytes = 8 << 10 // bytes of all warnings kept
+	MaxBytes = 6 << 10 // bytes of all warnings kept
 )
 
 // List is a run's warnings: the first PerKind of each kind in the order
@@ -70,7 +70,7 @@ func (l *List) add(k Kind, m string) {
 		c.left++
 		return
 	}
-	m = shorten(quote.Line(m), MaxLine)
+	m = quote.Line(shorten(m, MaxLine))
 	c.kept++
 	l.size += len(m)
 	l.kept = append(l.kept, entry{k, m})
