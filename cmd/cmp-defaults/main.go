@@ -21,6 +21,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
+	"github.com/cmp-defaults/cmp-defaults/internal/entry"
 	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
@@ -43,9 +44,11 @@ const (
 // warnings, quoted and counted, instead of raw lines on stderr.
 var logged warn.List
 
-// main reads the command line and the environment, the process's one
-// read of them, and runs the command: in a worker it supervises (Linux,
-// commands that read input), or in this process.
+// main runs the command: package entry has read the command line and the
+// environment (the process's one read of them) and, for a command that
+// reads input on Linux, already supervised its worker and exited; what
+// reaches main is the worker, or a command run in this process (help,
+// version, completion, other systems than Linux, a test binary).
 func main() {
 	// Helm and kustomize log progress through the default loggers; only
 	// warnings and errors belong on stderr, which Argo CD shows on failure.
@@ -54,20 +57,14 @@ func main() {
 	log.SetOutput(&logged)
 	// client-go logs what its errors say again; the errors are reported.
 	klog.SetLogger(logr.Discard())
-	args := os.Args[1:]
-	if len(args) > 0 && args[0] == supervisor.WorkerArg {
+	if entry.Worker {
 		os.Exit(worker())
 	}
-	environ := os.Environ()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	var code int
-	if supervisor.Supervises(args) {
-		// A reader that goes away is an error to report, not a signal to die of.
-		signal.Ignore(syscall.SIGPIPE)
-		code = supervisor.Parent(ctx, supervisor.Caller{Arg0: os.Args[0], Args: args, Environ: environ, Stdin: os.Stdin}, os.Stdout, os.Stderr)
-	} else {
-		code = runEnv(ctx, args, environ, os.Stdin, os.Stdout, os.Stderr, nil)
+	if supervisor.Supervises(entry.Args) {
+		os.Exit(entry.Supervise(entry.Arg0, entry.Args, entry.Environ))
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := runEnv(ctx, entry.Args, entry.Environ, os.Stdin, os.Stdout, os.Stderr, nil)
 	stop()
 	os.Exit(code)
 }
@@ -88,7 +85,11 @@ func worker() int {
 	var out bytes.Buffer
 	c, err := mainerr(ctx, job.Args, job.Environ, os.Stdin, &out, stderr, supervisor.Report)
 	sync() // what the libraries wrote on os.Stderr is among the warnings
-	return present(c, err, &out, os.Stdout, stderr)
+	code := present(c, err, &out, os.Stdout, stderr)
+	if code == exitError || code == exitUsage {
+		supervisor.ReportFailed() // its last lines are its own Error:
+	}
+	return code
 }
 
 // limitsError is a bad limit in the environment (exit 2, no usage hint).
@@ -172,8 +173,6 @@ func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int
 			err = res.Report.WriteJSON(out)
 		case res.Report != nil:
 			err = res.Report.WriteText(out)
-		default:
-			out.Write(res.Output)
 		}
 	}
 	if err != nil {
@@ -185,7 +184,9 @@ func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int
 		}
 		return exitError
 	}
-	if werr := supervisor.WriteOut(stdout, out.Bytes()); werr != nil {
+	// The encoded objects are written as they are, not copied after
+	// cobra's output: a large stream is held once.
+	if werr := supervisor.WriteOut(stdout, out.Bytes(), res.Output); werr != nil {
 		printError(stderr, werr)
 		return exitError
 	}
