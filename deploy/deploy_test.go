@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// The sidecar contract (DESIGN.md §5, Argo CD's config-management-plugins docs).
+// The sidecar contract (Argo CD's config-management-plugins docs, docs/install.md).
 const (
 	sidecarName  = "cmp-defaults"
 	imageName    = "ghcr.io/cmp-defaults/cmp-defaults"
