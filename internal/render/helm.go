@@ -81,6 +81,9 @@ func helmTemplate(ctx context.Context, opt Options) ([]manifest.Object, error) {
 		return nil, fmt.Errorf("chart %s is of type %q and cannot be rendered on its own (only application charts can); "+
 			"use it as a dependency of an application chart", chartDir, ch.Metadata.Type)
 	}
+	if err := addLocalDependencies(ctx, opt, ch, opt.Dir, 0); err != nil {
+		return nil, err
+	}
 	if err := checkDependencies(ch, chartDir); err != nil {
 		return nil, err
 	}
