@@ -96,7 +96,7 @@ type Found struct {
 // App is one Application or ApplicationSet template: where it was
 // written, and its sources (spec.source, or every entry of spec.sources).
 type App struct {
-	Origin    Origin // Field is empty
+	Origin    Origin // Field is its spec: spec, or spec.template.spec
 	Namespace string // destination namespace
 	Sources   []Source
 }
@@ -117,7 +117,6 @@ type Source struct {
 	Parameters  []HelmParameter
 	Include     string
 	Exclude     string
-	Recurse     bool
 	// Kustomize lists the spec.source.kustomize settings given, which
 	// audit does not apply.
 	Kustomize []string
@@ -195,6 +194,7 @@ func (f *Found) addApp(o manifest.Object, spec map[string]any, field string, isS
 		destNS = ""
 	}
 	app := &App{Origin: origin, Namespace: destNS}
+	app.Origin.Field = field
 	f.Applications = append(f.Applications, app)
 	if err := app.addSources(spec, fmt.Sprintf("%s: %s %s", o.Where(), origin.Kind, origin.Name), field); err != nil {
 		return fmt.Errorf("%s: %s %s: %v", o.Where(), origin.Kind, origin.Name, err)
@@ -264,7 +264,6 @@ func (a *App) addSource(src map[string]any, where, field string) error {
 	if d, _ := src["directory"].(map[string]any); d != nil {
 		s.Include, _ = d["include"].(string)
 		s.Exclude, _ = d["exclude"].(string)
-		s.Recurse, _ = d["recurse"].(bool)
 	}
 	if k, _ := src["kustomize"].(map[string]any); len(k) > 0 {
 		for key := range k {

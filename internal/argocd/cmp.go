@@ -77,7 +77,7 @@ func (s *Source) PluginConfig(dir, repoRoot string, side plugin.Sidecar) (*plugi
 	}
 	cfg, err := plugin.FromEnv(env, dir, side)
 	if err != nil {
-		return nil, fmt.Errorf("the plugin settings of Application %s (spec.source.plugin): %v", s.App, err)
+		return nil, fmt.Errorf("the plugin settings of Application %s (%s.plugin): %v", s.App, s.Field, err)
 	}
 	cfg.RepoRoot = repoRoot
 	return cfg, nil
