@@ -31,10 +31,19 @@ func (a *Audit) renderApps(ctx context.Context, env *Env, found *argocd.Found, h
 		this = originURL(root)
 	}
 	var cache flagEngine
+	var everyApp audit.Group
+	if len(a.Refs) > 0 {
+		// --operator is checked, and named in the report, even when no
+		// source renders here.
+		_, res, err := a.engine(ctx, env, &cache)
+		if err != nil {
+			return nil, err
+		}
+		everyApp.Releases = res
+	}
 	groups := make([]audit.Group, len(found.Applications))
 	apps := make([]audit.AppSources, len(found.Applications))
 	index := map[*argocd.App]int{}
-	var everyApp audit.Group
 	for i, app := range found.Applications {
 		index[app] = i
 		if groups[i], apps[i], err = a.renderApp(ctx, env, &cache, root, this, app); err != nil {
@@ -50,11 +59,16 @@ func (a *Audit) renderApps(ctx context.Context, env *Env, found *argocd.Found, h
 			everyApp.Rules = append(everyApp.Rules, r)
 		}
 	}
-	if len(everyApp.Rules) > 0 {
-		groups = append(groups, everyApp)
+	if len(everyApp.Rules) == 0 {
+		everyApp.Targets = nil // only its releases, for the report
+	}
+	groups = append(groups, everyApp)
+	objects := 0
+	for _, g := range groups[:len(groups)-1] {
+		objects += len(g.Targets)
 	}
 	rep := audit.RunGroups(groups, hist)
-	rep.Objects = len(everyApp.Targets)
+	rep.Objects = objects
 	rep.RepoRoot, rep.Applications = shown, apps
 	return rep, nil
 }
