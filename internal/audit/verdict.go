@@ -20,7 +20,7 @@ func unmatched(r *argocd.Rule, targets []*Target, unrendered []string, rr *RuleR
 		reason += "; " + rr.Hint
 	}
 	if len(unrendered) > 0 {
-		return NotAudited, reason + ". The Application's " + strings.Join(unrendered, ", ") + " was not rendered and may hold what it is about: render it yourself and audit the output with --manifests"
+		return NotAudited, reason + ". The " + r.Origin.Kind + "'s " + strings.Join(unrendered, ", ") + " was not rendered (see why above) and may hold what it is about"
 	}
 	return MatchesNothing, reason + ". The rule has no effect on this application: fix or delete it"
 }
