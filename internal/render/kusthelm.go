@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/yaml"
 )
 
@@ -28,6 +29,7 @@ type helmChart struct {
 	SkipTests             bool           `json:"skipTests"`
 	KubeVersion           string         `json:"kubeVersion"`
 	APIVersions           []string       `json:"apiVersions"`
+	NameTemplate          string         `json:"nameTemplate"`
 }
 
 // helmGlobals is a kustomization's helmGlobals: where its charts are.
@@ -60,8 +62,10 @@ func convertYAML(in, out any) error {
 }
 
 // chartDir is where kustomize looks for a chart: chartHome (default
-// "charts", relative to the kustomization's directory) / name.
-func (g helmGlobals) chartDir(kdir, name string) string {
+// "charts", relative to the kustomization's directory) / name, or
+// chartHome / name-version / name for a chart with a repo and a version
+// (where kustomize would pull it to).
+func (g helmGlobals) chartDir(kdir string, c helmChart) string {
 	home := g.ChartHome
 	if home == "" {
 		home = "charts"
@@ -69,7 +73,10 @@ func (g helmGlobals) chartDir(kdir, name string) string {
 	if !filepath.IsAbs(home) {
 		home = filepath.Join(kdir, filepath.FromSlash(home))
 	}
-	return filepath.Join(home, name)
+	if c.Version != "" && c.Repo != "" {
+		home = filepath.Join(home, c.Name+"-"+c.Version)
+	}
+	return filepath.Join(home, c.Name)
 }
 
 // checkHelmCharts refuses, before kustomize runs, the Helm entries of a
@@ -90,7 +97,7 @@ func checkHelmCharts(root, kdir, name string, k map[string]any) error {
 		if c.Name == "" || filepath.Base(c.Name) != c.Name {
 			return fmt.Errorf("%s: name must be the chart's directory name under chartHome", what)
 		}
-		dir := g.chartDir(kdir, c.Name)
+		dir := g.chartDir(kdir, c)
 		if !within(root, dir) {
 			return fmt.Errorf("%s: its chart directory %s is %w %s", what, dir, ErrOutsideRoot, root)
 		}
@@ -101,8 +108,15 @@ func checkHelmCharts(root, kdir, name string, k map[string]any) error {
 			}
 			return fmt.Errorf("%s: no chart directory %s", what, rel(root, dir))
 		}
-		if !slices.Contains([]string{"", "override", "replace"}, c.ValuesMerge) {
+		switch {
+		case c.ReleaseName == "":
+			return fmt.Errorf("%s has no releaseName: kustomize would have helm generate a new random one on every build; set releaseName", what)
+		case !slices.Contains([]string{"", "override", "replace"}, c.ValuesMerge):
 			return fmt.Errorf("%s: valuesMerge %q is not supported (override or replace)", what, c.ValuesMerge)
+		case c.ValuesInline != nil && len(c.AdditionalValuesFiles) > 0:
+			return fmt.Errorf("%s: valuesInline together with additionalValuesFiles is not supported; move the inline values into a values file", what)
+		case c.NameTemplate != "":
+			return fmt.Errorf("%s: nameTemplate is not supported; set releaseName", what)
 		}
 	}
 	return nil
@@ -144,19 +158,16 @@ func (f *rootFS) inflate(p string, data []byte) ([]byte, error) {
 }
 
 // renderChart renders one entry like `helm template` with kustomize's
-// flags: its release name (default release-name), namespace, values file
-// and inline values, CRDs only with includeCRDs, hooks unless skipHooks.
+// flags: its release name, namespace, values file and inline values, CRDs
+// only with includeCRDs, hooks unless skipHooks, tests unless skipTests.
 func (f *rootFS) renderChart(kdir string, g helmGlobals, c helmChart) ([]byte, error) {
-	dir, err := realPath(g.chartDir(kdir, c.Name))
+	dir, err := realPath(g.chartDir(kdir, c))
 	if err != nil {
 		return nil, err
 	}
 	opt := Options{Dir: dir, RepoRoot: f.root, ReleaseName: c.ReleaseName, Namespace: c.Namespace,
 		KubeVersion: c.KubeVersion, APIVersions: c.APIVersions, budget: f.budget,
 		skip: helmSkip{crds: !c.IncludeCRDs, hooks: c.SkipHooks, tests: c.SkipTests}}
-	if opt.ReleaseName == "" {
-		opt.ReleaseName = "release-name" // kustomize's default
-	}
 	files := c.AdditionalValuesFiles
 	if c.ValuesFile != "" && !(c.ValuesMerge == "replace" && c.ValuesInline != nil) {
 		files = append([]string{c.ValuesFile}, files...)
@@ -186,6 +197,19 @@ func (f *rootFS) renderChart(kdir string, g helmGlobals, c helmChart) ([]byte, e
 	}
 	var out bytes.Buffer
 	for _, o := range objs {
+		// As kustomize marks what helm made: its namespace transformer
+		// leaves these objects alone, and the mark is not printed.
+		md, _ := o.Data["metadata"].(map[string]any)
+		if md == nil {
+			md = map[string]any{}
+			o.Data["metadata"] = md
+		}
+		ann, _ := md["annotations"].(map[string]any)
+		if ann == nil {
+			ann = map[string]any{}
+			md["annotations"] = ann
+		}
+		ann[konfig.HelmGeneratedAnnotation] = "true"
 		b, err := yaml.Marshal(o.Data)
 		if err != nil {
 			return nil, err

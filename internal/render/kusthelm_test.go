@@ -11,7 +11,7 @@ import (
 // repository (chartHome) renders in-process, as kustomize's Helm support
 // renders it with the helm binary: release name, values file and inline
 // values, no CRDs without includeCRDs, no tests with skipTests, and the
-// kustomization's transformers applied to the result.
+// kustomization's namespace left to Helm, as kustomize does.
 func TestKustomizeHelmCharts(t *testing.T) {
 	repo := t.TempDir()
 	chart := filepath.Join(repo, "charts", "web")
@@ -38,22 +38,30 @@ resources: [plain.yaml]
 	if got, want := ids(objs), []string{"ConfigMap plain", "ConfigMap rel-prod"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("objects %q, want %q", got, want)
 	}
+	// kustomize's namespace leaves what helm made alone (helm's namespace
+	// is the entry's), and its mark on them is not printed.
 	cm := objs[1].Data
-	if md := cm["metadata"].(map[string]any); md["namespace"] != "team" {
-		t.Errorf("namespace %v, want team (the kustomization's)", md["namespace"])
+	if md := cm["metadata"].(map[string]any); md["namespace"] != nil || md["annotations"] != nil {
+		t.Errorf("metadata %v, want no namespace and no annotations", md)
+	}
+	if md := objs[0].Data["metadata"].(map[string]any); md["namespace"] != "team" {
+		t.Errorf("plain.yaml's namespace %v, want team", md["namespace"])
 	}
 	if d := cm["data"].(map[string]any); d["replicas"] != "2" {
 		t.Errorf("replicas %v, want 2 (valuesInline over the values file)", d["replicas"])
 	}
 
 	// includeCRDs and no skipTests: the CRD and the test hook come too.
-	mkfile(t, filepath.Join(overlay, "kustomization.yaml"), "helmGlobals: {chartHome: ../charts}\nhelmCharts:\n  - {name: web, includeCRDs: true}\n")
+	mkfile(t, filepath.Join(overlay, "kustomization.yaml"), "helmGlobals: {chartHome: ../charts}\nhelmCharts:\n  - {name: web, releaseName: release-name, includeCRDs: true}\n")
 	if got, want := ids(render(t, Options{Dir: overlay, RepoRoot: repo})), []string{"CustomResourceDefinition widgets.example.com", "ConfigMap release-name-x", "Pod t"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("objects %q, want %q", got, want)
 	}
 
-	// A chart outside the repository root is refused.
+	// A chart outside the repository root is refused, and so is an entry
+	// without a release name (helm would make up a new one every build).
 	renderErr(t, Options{Dir: overlay, RepoRoot: overlay}, "helmCharts[0]", "outside the repository root")
+	mkfile(t, filepath.Join(overlay, "kustomization.yaml"), "helmGlobals: {chartHome: ../charts}\nhelmCharts:\n  - {name: web}\n")
+	renderErr(t, Options{Dir: overlay, RepoRoot: repo}, "helmCharts[0]", "no releaseName", "set releaseName")
 }
 
 // A chart that is not in the repository would be pulled: refused as
