@@ -168,6 +168,12 @@ func (f *rootFS) renderChart(kdir string, g helmGlobals, c helmChart) ([]byte, e
 	opt := Options{Dir: dir, RepoRoot: f.root, ReleaseName: c.ReleaseName, Namespace: c.Namespace,
 		KubeVersion: c.KubeVersion, APIVersions: c.APIVersions, budget: f.budget,
 		skip: helmSkip{crds: !c.IncludeCRDs, hooks: c.SkipHooks, tests: c.SkipTests}}
+	if f.kubeVersion != "" {
+		opt.KubeVersion = f.kubeVersion
+	}
+	if len(f.apiVersions) > 0 {
+		opt.APIVersions = f.apiVersions
+	}
 	files := c.AdditionalValuesFiles
 	if c.ValuesFile != "" && !(c.ValuesMerge == "replace" && c.ValuesInline != nil) {
 		files = append([]string{c.ValuesFile}, files...)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -55,6 +56,17 @@ resources: [plain.yaml]
 	mkfile(t, filepath.Join(overlay, "kustomization.yaml"), "helmGlobals: {chartHome: ../charts}\nhelmCharts:\n  - {name: web, releaseName: release-name, includeCRDs: true}\n")
 	if got, want := ids(render(t, Options{Dir: overlay, RepoRoot: repo})), []string{"CustomResourceDefinition widgets.example.com", "ConfigMap release-name-x", "Pod t"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("objects %q, want %q", got, want)
+	}
+
+	// The render's Kubernetes version wins over the entry's, as
+	// kustomize's --helm-kube-version (which Argo CD passes) does.
+	mkfile(t, filepath.Join(chart, "templates", "kv.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: 'kube-{{ .Capabilities.KubeVersion.Minor }}'}\n")
+	mkfile(t, filepath.Join(overlay, "kustomization.yaml"), "helmGlobals: {chartHome: ../charts}\nhelmCharts:\n  - {name: web, releaseName: r, kubeVersion: 1.30.0}\n")
+	if got := ids(render(t, Options{Dir: overlay, RepoRoot: repo})); !slices.Contains(got, "ConfigMap kube-30") {
+		t.Errorf("objects %q, want ConfigMap kube-30 (the entry's kubeVersion)", got)
+	}
+	if got := ids(render(t, Options{Dir: overlay, RepoRoot: repo, KubeVersion: "1.33.0"})); !slices.Contains(got, "ConfigMap kube-33") {
+		t.Errorf("objects %q, want ConfigMap kube-33 (the render's kube version)", got)
 	}
 
 	// A chart outside the repository root is refused, and so is an entry

@@ -44,7 +44,8 @@ func kustomizeBuild(ctx context.Context, opt Options) ([]manifest.Object, error)
 	if err != nil {
 		return nil, fmt.Errorf("kustomization %s: %w", where, err)
 	}
-	fsys := &rootFS{root: opt.RepoRoot, disk: filesys.MakeFsOnDisk(), budget: opt.budget, ctx: ctx}
+	fsys := &rootFS{root: opt.RepoRoot, disk: filesys.MakeFsOnDisk(), budget: opt.budget, ctx: ctx,
+		kubeVersion: opt.KubeVersion, apiVersions: opt.APIVersions}
 	if opt.Origins {
 		fsys.track = kfile
 	}
@@ -405,6 +406,11 @@ type rootFS struct {
 	// virtual holds what they rendered, by path.
 	ctx     context.Context
 	virtual map[string][]byte
+	// kubeVersion and apiVersions are the render's Helm capabilities,
+	// which win over a helmCharts entry's (kustomize's --helm-kube-version
+	// and --helm-api-versions, which Argo CD passes).
+	kubeVersion string
+	apiVersions []string
 
 	mu        sync.Mutex
 	violation error
