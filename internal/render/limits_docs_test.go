@@ -20,6 +20,8 @@ func TestMaxDocumentsReachesEverySource(t *testing.T) {
 		"helm":             {"Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n", "templates/cms.yaml": three},
 		"helm, split":      {"Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n", "templates/a.yaml": strings.Replace(cm, "%d", "1", 1), "templates/b.yaml": strings.Replace(cm, "%d", "2", 1), "templates/c.yaml": strings.Replace(cm, "%d", "3", 1)},
 		"kustomize":        {"kustomization.yaml": "resources: [cms.yaml]\n", "cms.yaml": three},
+		"kustomize helmCharts": {"kustomization.yaml": "helmCharts:\n- {name: c, releaseName: r}\n",
+			"charts/c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n", "charts/c/templates/cms.yaml": three},
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
