@@ -190,7 +190,7 @@ func preflightDir(ctx context.Context, root, dir string, seen map[string]bool, b
 	if err != nil {
 		return "", 0, err
 	}
-	if err := manifest.CheckYAML(data, b.limit()); err != nil {
+	if err := manifest.CheckYAMLShape(data, b.limit()); err != nil {
 		return "", 0, fmt.Errorf("%s: %w", name, err)
 	}
 	var k map[string]any
@@ -253,7 +253,7 @@ func preflightDir(ctx context.Context, root, dir string, seen map[string]bool, b
 		}
 	}
 	for _, e := range inline {
-		if err := manifest.CheckYAML([]byte(e.path), b.limit()); err != nil {
+		if err := manifest.CheckYAMLShape([]byte(e.path), b.limit()); err != nil {
 			return "", 0, fmt.Errorf("%s: inline patch in %s: %w", name, e.key, err)
 		}
 	}
@@ -525,7 +525,7 @@ func (f *rootFS) ReadFile(p string) ([]byte, error) {
 	}
 	// Everything kustomize reads is YAML to it (resources, patches,
 	// generator inputs): the same alias limits as every other input.
-	if err := manifest.CheckYAML(data, f.budget.limit()); err != nil {
+	if err := manifest.CheckYAMLShape(data, f.budget.limit()); err != nil {
 		return nil, f.refuse(fmt.Errorf("%s: %w", rel(f.root, p), err))
 	}
 	if f.track != "" && p == f.track {
