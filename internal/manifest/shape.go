@@ -107,21 +107,23 @@ func shapeOf(n *yamlv3.Node, memo map[*yamlv3.Node]shape) shape {
 
 // shapeBound bounds the collection levels and the nesting cost of data
 // from its text alone, without parsing it; ok is false when it cannot
-// tell (line breaks other than LF and CR).
+// tell (line breaks other than LF and CR, lines indented past 1,000).
 //
-// Within a document, a block collection starts after the indentation and
-// the "- ", "? ", ": " indicators that open its line, and each block level
-// below a mapping starts further right (a sequence may share its key's
-// column, once), so at most 2(c+1) block levels reach column c, and at
-// most c+1 of them are mappings; flow levels are bounded by the "[" and "{"
-// seen so far in the document. Every node starts on a line and needs an
-// indicator there, but for at most one: a line holds at most 2i+1 nodes
-// for i indicators.
+// Within a document, a block collection starts at a column where a token
+// starts in the indentation and "- ", "? ", ": " indicators that open its
+// line, and each block level below a mapping starts further right (a
+// sequence may share its key's column, once): with c such columns seen,
+// at most 2c block levels, c of them mappings. Flow levels are bounded by
+// the "[" and "{" seen so far in the document where a node may start.
+// Every node starts on a line and needs an indicator there, but for at
+// most one: a line holds at most 2i+1 nodes for i indicators.
 func shapeBound(data []byte) (depth, cost float64, ok bool) {
 	if bytes.Contains(data, []byte("\u0085")) || bytes.Contains(data, []byte("\u2028")) || bytes.Contains(data, []byte("\u2029")) {
 		return 0, 0, false
 	}
-	var lead, flow float64 // widest line start, "[" and "{" so far, in this document
+	const maxColumn = 1000
+	var columns [maxColumn + 1]bool
+	var cols, flow float64 // columns seen, "[" and "{" seen, in this document
 	for len(data) > 0 {
 		line := data
 		if end := bytes.IndexAny(data, "\r\n"); end >= 0 {
@@ -133,19 +135,32 @@ func shapeBound(data []byte) (depth, cost float64, ok bool) {
 		} else {
 			data = nil
 		}
-		if bytes.HasPrefix(line, []byte("---")) || bytes.HasPrefix(line, []byte("...")) {
-			lead, flow = 0, 0
+		if documentMarker(line) {
+			columns, cols, flow = [maxColumn + 1]bool{}, 0, 0
 		}
-		p := 0
-		for p < len(line) && (line[p] == ' ' || line[p] == '\t' || line[p] == '-' || line[p] == '?' || line[p] == ':') {
-			p++
+		run := 0
+		for run < len(line) && (line[run] == ' ' || line[run] == '\t' || line[run] == '-' || line[run] == '?' || line[run] == ':') {
+			run++
 		}
-		lead = max(lead, float64(p))
+		if run > maxColumn {
+			return 0, 0, false
+		}
+		for p := 0; p <= run; p++ {
+			blank := p < len(line) && (line[p] == ' ' || line[p] == '\t')
+			if !blank && (p == 0 || line[p-1] == ' ' || line[p-1] == '\t') && !columns[p] {
+				columns[p] = true
+				cols++
+			}
+		}
+		properties := bytes.ContainsAny(line, "&!")
 		var ind float64
+		prev := byte(0) // the last byte before i that is not blank
 		for i, c := range line {
 			switch c {
 			case '[', '{':
-				flow++
+				if properties || prev == 0 || bytes.IndexByte([]byte("-?:,[{"), prev) >= 0 {
+					flow++
+				}
 				ind++
 			case ',':
 				ind++
@@ -155,9 +170,20 @@ func shapeBound(data []byte) (depth, cost float64, ok bool) {
 					ind++
 				}
 			}
+			if c != ' ' && c != '\t' {
+				prev = c
+			}
 		}
-		depth = max(depth, 2*(lead+1)+flow+1)
-		cost += (2*ind + 1) * (lead + 2 + flow)
+		depth = max(depth, 2*cols+flow+1)
+		cost += (2*ind + 1) * (cols + 2 + flow)
 	}
 	return depth, cost, true
+}
+
+// documentMarker reports whether line starts or ends a document.
+func documentMarker(line []byte) bool {
+	if !bytes.HasPrefix(line, []byte("---")) && !bytes.HasPrefix(line, []byte("...")) {
+		return false
+	}
+	return len(line) == 3 || line[3] == ' ' || line[3] == '\t'
 }
