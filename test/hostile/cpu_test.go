@@ -115,11 +115,11 @@ var cpuCases = []hostileCase{
 		args: []string{"generate"}, env: generateEnv("app", ""), want: "nesting deeper than 100 levels", code: 1},
 
 	// Every way of writing a patch counts toward the same budget.
-	{name: "kustomize: a 1 MB patch under patchesJson6902 applied to 300 objects", setup: patchCase("resources: [cms.yaml]\npatchesJson6902:\n- path: json.yaml\n  target: {version: v1, kind: ConfigMap}\n", false, ""), app: "app",
+	{name: "kustomize: a 1 MB patch under patchesJson6902 applied to 300 objects", setup: patchCase("resources: [cms.yaml]\npatchesJson6902:\n- path: json.yaml\n  target: {version: v1, kind: ConfigMap, name: \"cm.*\"}\n", false, ""), app: "app",
 		args: []string{"generate"}, env: generateEnv("app", ""), want: "could generate 314", code: 1},
 	{name: "kustomize: a 1 MB patch under patches applied to a List of 3,000 objects", setup: patchCase("resources: [cms.yaml]\npatches:\n- path: smp.yaml\n  target: {kind: ConfigMap}\n", true, ""), app: "app",
 		args: []string{"generate"}, env: generateEnv("app", ""), want: "applied to up to 3000 resources", code: 1},
-	{name: "kustomize: a 512 KB inline patchesJson6902 patch applied to 300 objects", setup: patchCase("resources: [cms.yaml]\npatchesJson6902:\n- target: {version: v1, kind: ConfigMap}\n  patch: |\n    [{\"op\": \"add\", \"path\": \"/data\", \"value\": {\"big\": \"BIG\"}}]\n", false, "kustomization.yaml"), app: "app",
+	{name: "kustomize: a 512 KB inline patchesJson6902 patch applied to 300 objects", setup: patchCase("resources: [cms.yaml]\npatchesJson6902:\n- target: {version: v1, kind: ConfigMap, name: \"cm.*\"}\n  patch: |\n    [{\"op\": \"add\", \"path\": \"/data\", \"value\": {\"big\": \"BIG\"}}]\n", false, "kustomization.yaml"), app: "app",
 		args: []string{"generate"}, env: generateEnv("app", ""), want: "could generate 157", code: 1},
 	{name: "kustomize: a 1 MB PatchTransformer config applied to 300 objects", setup: patchCase("resources: [cms.yaml]\ntransformers:\n- |\n  apiVersion: builtin\n  kind: PatchTransformer\n  metadata: {name: p}\n  path: smp.yaml\n  target: {kind: ConfigMap}\n", false, ""), app: "app",
 		args: []string{"generate"}, env: generateEnv("app", ""), want: "could generate 314", code: 1},
