@@ -205,9 +205,30 @@ func (pf *preflight) entry(e entry) error {
 	return nil
 }
 
+// maxPluginDirs bounds the kustomizations named under generators,
+// transformers or validators in one render: the preflight builds each
+// (and, inside it, the ones it names), so a chain of them costs its
+// length squared.
+const maxPluginDirs = 16
+
+// builtMark marks, in the preflight's seen map, a directory built for its
+// plugin configs.
+const builtMark = "\x00built:"
+
 // built adds the plugin configs that the kustomization in dir outputs:
 // kustomize builds it and configures a plugin from every resource.
 func (pf *preflight) built(key, entry, dir string) error {
+	pf.seen[builtMark+dir] = true
+	n := 0
+	for k := range pf.seen {
+		if strings.HasPrefix(k, builtMark) {
+			n++
+		}
+	}
+	if n > maxPluginDirs {
+		return fmt.Errorf("%s: %s entry %q: more than %d kustomizations are named under generators, transformers or validators; "+
+			"name their plugin configs directly (inline or by file)", pf.name, key, entry, maxPluginDirs)
+	}
 	fsys := &rootFS{root: pf.root, disk: filesys.MakeFsOnDisk(), budget: pf.b}
 	m, err := runKrusty(fsys, dir)
 	if err != nil {

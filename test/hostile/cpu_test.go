@@ -168,3 +168,17 @@ func TestBacktrackingIncludeMatches(t *testing.T) {
 		t.Errorf("took %v", took)
 	}
 }
+
+// A chain of kustomizations named under generators is built once per
+// level by the preflight: at most 16 are allowed.
+func TestPluginDirectoryChain(t *testing.T) {
+	files := map[string]string{}
+	dir := "app"
+	for i := 0; i < 24; i++ {
+		files[dir+"/kustomization.yaml"] = "generators: [next]\n"
+		dir += "/next"
+	}
+	files[dir+"/kustomization.yaml"] = "resources: []\n"
+	runCase(t, hostileCase{files: files, app: "app", args: []string{"generate"}, env: generateEnv("app", ""),
+		want: "more than 16 kustomizations are named under generators", code: 1, oneLine: true, clean: true, maxTime: 45 * time.Second, maxRSS: 1024})
+}
