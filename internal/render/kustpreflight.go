@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	yamlv3 "go.yaml.in/yaml/v3"
@@ -272,6 +273,9 @@ func (pf *preflight) local(key, s, kind string) (string, error) {
 	return real, nil
 }
 
+// listKind finds what may be a List kind, so that only such files are parsed.
+var listKind = regexp.MustCompile(`kind["']?\s*:\s*["']?[A-Za-z0-9]*List\b`)
+
 // countResources counts the resources of a file: its documents, with the
 // items of a List (any kind ending in List that has items) counted one by
 // one, as kustomize unpacks them.
@@ -285,7 +289,7 @@ func countResources(p string) int64 {
 		return 0
 	}
 	n := int64(bytes.Count(data, []byte("\n---"))) + 1
-	if !bytes.Contains(data, []byte("List")) {
+	if !listKind.Match(data) {
 		return n
 	}
 	var items int64
