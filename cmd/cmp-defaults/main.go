@@ -8,12 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
@@ -23,7 +25,9 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/quote"
 	"github.com/cmp-defaults/cmp-defaults/internal/supervisor"
+	"github.com/cmp-defaults/cmp-defaults/internal/warn"
 )
 
 // Exit codes.
@@ -34,6 +38,12 @@ const (
 	exitFound = supervisor.ExitFound
 )
 
+// logged holds what Helm and kustomize log through the standard log
+// package (and slog's default handler, which writes through it): it can
+// quote a repository's values keys, and the run prints it among its
+// warnings, quoted and counted, instead of raw lines on stderr.
+var logged warn.List
+
 // main runs the command: package entry has read the command line and the
 // environment (the process's one read of them) and, for a command that
 // reads input on Linux, already supervised its worker and exited; what
@@ -43,6 +53,8 @@ func main() {
 	// Helm and kustomize log progress through the default loggers; only
 	// warnings and errors belong on stderr, which Argo CD shows on failure.
 	slog.SetLogLoggerLevel(slog.LevelWarn)
+	log.SetFlags(0)
+	log.SetOutput(&logged)
 	// client-go logs what its errors say again; the errors are reported.
 	klog.SetLogger(logr.Discard())
 	if entry.Worker {
@@ -60,18 +72,22 @@ func main() {
 // worker runs the job the supervisor hands over (internal/supervisor):
 // the command line, configured by the environment the supervisor read.
 func worker() int {
+	stderr, sync := captureStderr()
 	job, err := supervisor.ReadJob()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "Error: "+err.Error())
+		printError(stderr, err)
 		return exitUsage
 	}
 	// Ctrl-C, or the supervisor passing on the repo-server's end of the
 	// plugin, cancels renders and cluster requests; stdout stays empty.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	code := runEnv(ctx, job.Args, job.Environ, os.Stdin, os.Stdout, os.Stderr, supervisor.Report)
+	var out bytes.Buffer
+	c, err := mainerr(ctx, job.Args, job.Environ, os.Stdin, &out, stderr, supervisor.Report)
+	sync() // what the libraries wrote on os.Stderr is among the warnings
+	code := present(c, err, &out, os.Stdout, stderr)
 	if code == exitError || code == exitUsage {
-		supervisor.ReportFailed() // its last line is its own Error:
+		supervisor.ReportFailed() // its last lines are its own Error:
 	}
 	return code
 }
@@ -139,17 +155,18 @@ func runEnv(ctx context.Context, args, environ []string, stdin io.Reader, stdout
 func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int {
 	var le limitsError
 	if errors.As(err, &le) {
-		fmt.Fprintln(stderr, "Error: "+err.Error())
+		printError(stderr, err)
 		return exitUsage
 	}
-	for _, w := range c.Warnings {
+	c.Warnings.Merge(&logged)
+	for _, w := range c.Warnings.Lines() {
 		fmt.Fprintln(stderr, "Warning: "+w)
 	}
 	res := c.result
 	if res == nil {
 		res = &action.Result{}
 	}
-	io.WriteString(stderr, res.Notes)
+	io.WriteString(stderr, printable(res.Notes))
 	if err == nil {
 		switch {
 		case res.Report != nil && c.format == "json":
@@ -160,7 +177,7 @@ func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int
 	}
 	if err != nil {
 		var hint usageHint
-		fmt.Fprintln(stderr, "Error: "+strings.TrimSpace(err.Error()))
+		printError(stderr, err)
 		if errors.As(err, &hint) {
 			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", hint.path)
 			return exitUsage
@@ -170,7 +187,7 @@ func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int
 	// The encoded objects are written as they are, not copied after
 	// cobra's output: a large stream is held once.
 	if werr := supervisor.WriteOut(stdout, out.Bytes(), res.Output); werr != nil {
-		fmt.Fprintln(stderr, "Error: "+werr.Error())
+		printError(stderr, werr)
 		return exitError
 	}
 	if !res.Found {
@@ -180,4 +197,59 @@ func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, res.Summary)
 	}
 	return exitFound
+}
+
+// Bounds of the error printed: a library's error can quote a whole
+// resource, and stderr must keep room for the warnings before it.
+const (
+	maxErrorLine  = 3 << 10
+	maxErrorBytes = 6 << 10
+)
+
+// printError writes err as "Error: " and its first line, its further
+// lines indented: a line of an error that quotes a repository (a file
+// name, a key, a library's message) can never start a line of stderr of
+// its own, a forged "Error:" or "panic:". Control characters are escaped;
+// lines are cut at maxErrorLine, the error at maxErrorBytes.
+func printError(stderr io.Writer, err error) {
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 && b.Len() >= maxErrorBytes {
+			fmt.Fprintf(&b, "  ... and %d more lines\n", len(lines)-i)
+			break
+		}
+		prefix := "  "
+		if i == 0 {
+			prefix = "Error: "
+		}
+		b.WriteString(prefix + quote.Line(shorten(l, maxErrorLine)) + "\n")
+	}
+	io.WriteString(stderr, b.String())
+}
+
+// shorten cuts s to about n bytes on a rune boundary, saying how much was
+// cut.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return fmt.Sprintf("%s... (%d more bytes cut)", s[:i], len(s)-i)
+}
+
+// printable is s with the control characters of each line escaped.
+func printable(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		body, nl := strings.CutSuffix(l, "\n")
+		lines[i] = quote.Line(body)
+		if nl {
+			lines[i] += "\n"
+		}
+	}
+	return strings.Join(lines, "")
 }

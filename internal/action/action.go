@@ -20,6 +20,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/pipeline"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/warn"
 )
 
 // Env is one invocation: stdin, the sidecar settings read once from the
@@ -35,9 +36,10 @@ type Env struct {
 	// Deadline, when set, hears of the timeout of a run as it starts, and
 	// the setting that raises it (the supervisor stops a run past it).
 	Deadline func(d time.Duration, setting string)
-	// Warnings are what the run warns about, in the order they arose,
-	// kept on failure too: cmd/ prints them before the output or error.
-	Warnings []string
+	// Warnings are what the run warns about, in the order they arose (the
+	// first of each kind, warn.List), kept on failure too: cmd/ prints them
+	// before the output or error.
+	Warnings warn.List
 
 	store     *operators.Store // loaded once per run for storeDirs
 	storeDirs []string
@@ -82,7 +84,10 @@ func (e ConfigError) Error() string { return e.Err.Error() }
 func (e ConfigError) Unwrap() error { return e.Err }
 
 // Warn records warnings of the run.
-func (env *Env) Warn(ws ...string) { env.Warnings = append(env.Warnings, ws...) }
+func (env *Env) Warn(ws ...string) { env.Warnings.Add(warn.General, ws...) }
+
+// warnDuplicate records a warning of the decoder: a duplicate key.
+func (env *Env) warnDuplicate(m string) { env.Warnings.Add(warn.DuplicateKeys, m) }
 
 // Result is what a use case made, for cmd/ to present: on stdout its
 // Report in the format -o asks for, or its Output as it is; on stderr its

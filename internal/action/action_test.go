@@ -111,7 +111,7 @@ func TestProfilesReadOnce(t *testing.T) {
 	if res, err := d.Run(context.Background(), env); err != nil || !res.Found {
 		t.Fatalf("diff-releases: %v", err)
 	}
-	if n := strings.Count(strings.Join(env.Warnings, "\n"), "kustomization.yaml"); n != 1 {
-		t.Errorf("the warning about kustomization.yaml is printed %d times, want once:\n%s", n, env.Warnings)
+	if n := strings.Count(strings.Join(env.Warnings.Lines(), "\n"), "kustomization.yaml"); n != 1 {
+		t.Errorf("the warning about kustomization.yaml is printed %d times, want once:\n%s", n, env.Warnings.Lines())
 	}
 }

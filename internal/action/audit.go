@@ -132,7 +132,7 @@ func (a *Audit) pluginSource(ctx context.Context, env *Env, src *argocd.Source, 
 	}
 	// The job generate would run, named as audit's flags: an empty source
 	// is what it would be for generate (allow-empty).
-	j := Job{Job: cmpJob(cfg, env.selection(o, o.Refs), env.Sidecar.MaxInput), Names: flags}
+	j := Job{Job: cmpJob(cfg, env.selection(o, o.Refs), env.Sidecar), Names: flags}
 	// audit's deadline is --timeout, not the Application's.
 	j.Record, j.Timeout, j.TimeoutName = true, a.timeout(), flags.Of("timeout")
 	res, err := env.runJob(ctx, j)

@@ -243,9 +243,9 @@ func (a *Audit) renderSource(ctx context.Context, env *Env, cache *flagEngine, s
 // sourceOptions are the render options of an Application's source
 // directory, built as every command builds them.
 func (a *Audit) sourceOptions(env *Env, dir, root string, s render.Settings) (render.Options, error) {
-	opt, err := render.NewOptions(dir, root, env.Sidecar.MaxInput, s)
+	opt, err := render.NewOptions(dir, root, env.Sidecar.MaxInput, env.Sidecar.Limits, s)
 	opt.Timeout = a.timeout()
-	opt.Warn = func(m string) { env.Warn(m) }
+	opt.Warn = env.warnDuplicate
 	return opt, err
 }
 

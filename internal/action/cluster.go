@@ -48,7 +48,7 @@ func (s *ClusterSource) connect(ctx context.Context, env *Env) (cl *cluster.Clie
 		if err != nil {
 			return nil, err
 		}
-		opt.Warn = func(m string) { env.Warn(m) }
+		opt.Warn = env.warnDuplicate
 		return render.Render(ctx, opt)
 	}).All(s.Args)
 	return cl, ns, objs, err
@@ -63,7 +63,7 @@ func (s *ClusterSource) SourceOptions(env *Env, dir, ns string, cl *cluster.Clie
 	if err != nil {
 		return render.Options{}, err
 	}
-	opt, err := render.NewOptions(dir, s.RepoRoot, env.Sidecar.MaxInput, set)
+	opt, err := render.NewOptions(dir, s.RepoRoot, env.Sidecar.MaxInput, env.Sidecar.Limits, set)
 	opt.Timeout = s.timeout()
 	return opt, err
 }

@@ -80,8 +80,8 @@ func TestGenerateJob(t *testing.T) {
 	if strings.Count(out, "\n") != 2 || !strings.Contains(out, `"nullBytePolicy":"Ignore"`) || !strings.Contains(out, `"deletionPolicy":"Retain"`) {
 		t.Errorf("output is not the filled JSON stream:\n%s", out)
 	}
-	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "KUBE_API_VERSIONS") {
-		t.Errorf("warnings %q, want the one about KUBE_API_VERSIONS", res.Warnings)
+	if ws := res.Warnings.Lines(); len(ws) != 1 || !strings.Contains(ws[0], "KUBE_API_VERSIONS") {
+		t.Errorf("warnings %q, want the one about KUBE_API_VERSIONS", res.Warnings.Lines())
 	}
 
 	// Mistakes are configuration errors that name the setting.

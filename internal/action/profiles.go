@@ -114,7 +114,7 @@ func (x *Extract) Run(ctx context.Context, env *Env) (*Result, error) {
 		}
 		crds, err = catalog.CRDsFromCluster(ctx, x.Cluster, x.Groups)
 	} else {
-		crds, err = catalog.CRDsFromFiles(x.Files, env.Sidecar.MaxInput)
+		crds, err = catalog.CRDsFromFiles(x.Files, env.Sidecar.MaxInput, env.Sidecar.Limits)
 	}
 	if err != nil {
 		return nil, err

@@ -48,7 +48,7 @@ func (r *Render) Job(side plugin.Sidecar) (Job, error) {
 	s := r.Helm.settings()
 	s.Include, s.Exclude = r.Include, r.Exclude
 	s.KubeVersion, s.APIVersions = r.KubeVersion, plugin.SplitList(r.APIVersions...)
-	src, err := render.NewOptions(r.Dir, r.RepoRoot, side.MaxInput, s)
+	src, err := render.NewOptions(r.Dir, r.RepoRoot, side.MaxInput, side.Limits, s)
 	return Job{Job: pipeline.Job{Source: src, Selection: selection(r.Operators, r.Refs, side), Timeout: r.timeout(), TimeoutName: flags.Of("timeout"),
 		ReleaseNameSet: r.ReleaseName != "", NamespaceSet: r.Namespace != "", Format: r.Format}, Names: flags}, err
 }
@@ -104,7 +104,7 @@ func GenerateJob(environ []string, wd string, side plugin.Sidecar) (Job, []strin
 	if len(cfg.Operators) == 0 {
 		return Job{}, cfg.Warnings, ConfigError{plugin.ErrNoOperators}
 	}
-	j := Job{Job: cmpJob(cfg, selection(Operators{Strict: cfg.Strict}, cfg.Operators, side), side.MaxInput), Names: plugin.Names{Plugin: true, From: cfg.From}}
+	j := Job{Job: cmpJob(cfg, selection(Operators{Strict: cfg.Strict}, cfg.Operators, side), side), Names: plugin.Names{Plugin: true, From: cfg.From}}
 	// Argo CD reads JSON as it reads YAML (docs/architecture.md), and JSON is
 	// several times cheaper to write.
 	j.Format, j.Served, j.TimeoutName = manifest.JSONStream, cfg.APIVersions, j.Names.Of("timeout")
@@ -126,9 +126,9 @@ func sidecarDefaults(n plugin.Names) []string {
 
 // cmpJob is the job of a CMP configuration (generate's, or an audited
 // Application's): it renders and refuses an empty result as generate does.
-func cmpJob(cfg *plugin.Config, sel operators.Selection, maxInput int64) pipeline.Job {
+func cmpJob(cfg *plugin.Config, sel operators.Selection, side plugin.Sidecar) pipeline.Job {
 	// AppDir is absolute already: NewOptions cannot fail.
-	src, _ := render.NewOptions(cfg.AppDir, cfg.RepoRoot, maxInput, render.Settings{
+	src, _ := render.NewOptions(cfg.AppDir, cfg.RepoRoot, side.MaxInput, side.Limits, render.Settings{
 		ValuesFiles: cfg.ValuesFiles, Values: cfg.Values, Set: cfg.Set, Namespace: cfg.Namespace,
 		Include: cfg.Include, Exclude: cfg.Exclude, KubeVersion: cfg.KubeVersion, APIVersions: cfg.APIVersions})
 	// Argo CD's release name is the Application's, never the directory's.
@@ -159,7 +159,7 @@ func (env *Env) runJob(ctx context.Context, j Job) (*pipeline.Result, error) {
 	if res.StoreRead {
 		env.store, env.storeDirs = res.Store, j.Selection.Dirs
 	}
-	env.Warn(res.Warnings...)
+	env.Warnings.Merge(&res.Warnings)
 	return res, j.named(err)
 }
 

@@ -31,7 +31,7 @@ func (h *Helm) Given() bool {
 // limits; dir renders the directories.
 func (env *Env) reader(dir func(string) ([]manifest.Object, error)) *manifest.Reader {
 	lim := env.Sidecar.Limits
-	lim.Warn = func(m string) { env.Warn(m) } // duplicate keys
+	lim.Warn = env.warnDuplicate
 	return &manifest.Reader{Stdin: env.Stdin, MaxBytes: env.Sidecar.MaxInput, Limits: lim, Dir: dir}
 }
 
@@ -46,7 +46,7 @@ func (env *Env) inputs(ctx context.Context, h *Helm, ren Rendering) (r *manifest
 		if h.Given() {
 			s = h.settings()
 		}
-		opt, err := render.NewOptions(dir, ren.RepoRoot, env.Sidecar.MaxInput, s)
+		opt, err := render.NewOptions(dir, ren.RepoRoot, env.Sidecar.MaxInput, env.Sidecar.Limits, s)
 		if err != nil {
 			return nil, err
 		}
@@ -61,7 +61,7 @@ func (env *Env) inputs(ctx context.Context, h *Helm, ren Rendering) (r *manifest
 			}
 			*used = true
 		}
-		opt.Warn = func(m string) { env.Warn(m) }
+		opt.Warn = env.warnDuplicate
 		objs, err := render.Render(ctx, opt)
 		return objs, settingError(flags, err, h.ReleaseName != "")
 	})

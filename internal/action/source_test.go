@@ -20,7 +20,7 @@ func TestSourceOptionsAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := &Env{Sidecar: plugin.Sidecar{MaxInput: 12345}}
-	fromDir, err := render.NewOptions(dir, "", env.Sidecar.MaxInput, render.Settings{})
+	fromDir, err := render.NewOptions(dir, "", env.Sidecar.MaxInput, env.Sidecar.Limits, render.Settings{})
 	if err != nil {
 		t.Fatal(err)
 	}

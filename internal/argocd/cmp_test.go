@@ -10,7 +10,7 @@ import (
 
 func TestSettings(t *testing.T) {
 	opts := func(src *Source) render.Options {
-		o, err := render.NewOptions("/repo/app", "/repo", 0, Settings(src))
+		o, err := render.NewOptions("/repo/app", "/repo", 0, manifest.Limits{}, Settings(src))
 		if err != nil {
 			t.Fatal(err)
 		}

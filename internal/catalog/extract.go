@@ -24,8 +24,9 @@ type CRDs struct {
 }
 
 // CRDsFromFiles reads the CRDs of files and directories (their *.yaml and
-// *.yml files), each file bounded by maxBytes; other kinds are ignored.
-func CRDsFromFiles(args []string, maxBytes int64) (*CRDs, error) {
+// *.yml files), each file bounded by maxBytes, all decoded within lim;
+// other kinds are ignored.
+func CRDsFromFiles(args []string, maxBytes int64, lim manifest.Limits) (*CRDs, error) {
 	var files []operators.CRDFile
 	for _, a := range args {
 		paths := []string{a}
@@ -41,7 +42,7 @@ func CRDsFromFiles(args []string, maxBytes int64) (*CRDs, error) {
 			files = append(files, operators.CRDFile{Name: p, Data: data})
 		}
 	}
-	crds, err := operators.ParseCRDs(files)
+	crds, err := operators.ParseCRDsWithLimits(files, lim)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
 
@@ -41,7 +42,7 @@ func TestExtractFromFiles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(src, "crds.yaml"), []byte(widgetCRD), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	crds, err := CRDsFromFiles([]string{src}, 1<<20)
+	crds, err := CRDsFromFiles([]string{src}, 1<<20, manifest.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,14 +76,14 @@ func TestExtractFromFiles(t *testing.T) {
 		t.Errorf("written profile: %v, %+v", err, p)
 	}
 
-	if _, err := CRDsFromFiles([]string{filepath.Join(src, "nothing.yaml")}, 1<<20); err == nil {
+	if _, err := CRDsFromFiles([]string{filepath.Join(src, "nothing.yaml")}, 1<<20, manifest.DefaultLimits); err == nil {
 		t.Error("a missing file: no error")
 	}
 	empty := filepath.Join(t.TempDir(), "cm.yaml")
 	if err := os.WriteFile(empty, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := CRDsFromFiles([]string{empty}, 1<<20); err == nil || !strings.Contains(err.Error(), "no CustomResourceDefinition found") {
+	if _, err := CRDsFromFiles([]string{empty}, 1<<20, manifest.DefaultLimits); err == nil || !strings.Contains(err.Error(), "no CustomResourceDefinition found") {
 		t.Errorf("no CRD: %v", err)
 	}
 }

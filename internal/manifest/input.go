@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/quote"
 )
 
 // ErrDirectory: a directory where a file is wanted (a usage mistake).
@@ -34,11 +36,13 @@ func (r *Reader) All(args []string) ([]Object, error) {
 }
 
 // Each calls fn for every object of the inputs, one document at a time,
-// so that a caller can stream instead of holding every object.
+// so that a caller can stream instead of holding every object. Limits
+// bound the files and stdin together (Dir bounds each directory).
 func (r *Reader) Each(args []string, fn func(Object) error) error {
 	if len(args) == 0 {
 		args = []string{"-"}
 	}
+	lim := r.Limits.Counted()
 	for _, a := range args {
 		if fi, statErr := os.Stat(a); a != "-" && statErr == nil && fi.IsDir() {
 			objs, err := r.Dir(a)
@@ -53,7 +57,7 @@ func (r *Reader) Each(args []string, fn func(Object) error) error {
 			continue
 		}
 		if a == "-" {
-			if err := EachReader("stdin", r.Stdin, r.MaxBytes, r.Limits, fn); err != nil {
+			if err := EachReader("stdin", r.Stdin, r.MaxBytes, lim, fn); err != nil {
 				return err
 			}
 			continue
@@ -62,7 +66,7 @@ func (r *Reader) Each(args []string, fn func(Object) error) error {
 		if err != nil {
 			return err
 		}
-		err = EachReader(a, f, r.MaxBytes, r.Limits, fn)
+		err = EachReader(a, f, r.MaxBytes, lim, fn)
 		f.Close()
 		if err != nil {
 			return err
@@ -76,17 +80,17 @@ func (r *Reader) Each(args []string, fn func(Object) error) error {
 func Open(name string, maxBytes int64) (*os.File, int64, error) {
 	fi, err := os.Stat(name)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %v", name, PathErr(err))
+		return nil, 0, fmt.Errorf("%s: %v", quote.Name(name), PathErr(err))
 	}
 	if fi.IsDir() {
-		return nil, 0, fmt.Errorf("%s %w", name, ErrDirectory)
+		return nil, 0, fmt.Errorf("%s %w", quote.Name(name), ErrDirectory)
 	}
 	if fi.Size() > maxBytes {
 		return nil, 0, TooLarge(name, maxBytes)
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s: %v", name, PathErr(err))
+		return nil, 0, fmt.Errorf("%s: %v", quote.Name(name), PathErr(err))
 	}
 	return f, fi.Size(), nil
 }
@@ -101,7 +105,7 @@ func ReadFile(name string, maxBytes int64) ([]byte, error) {
 	defer f.Close()
 	buf := bytes.NewBuffer(make([]byte, 0, size+512))
 	if _, err := buf.ReadFrom(io.LimitReader(f, maxBytes+1)); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, fmt.Errorf("%s: %v", quote.Name(name), err)
 	}
 	if int64(buf.Len()) > maxBytes { // grew since the stat
 		return nil, TooLarge(name, maxBytes)

@@ -14,10 +14,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	yamlv2 "go.yaml.in/yaml/v2"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/quote"
 )
 
 // Object is one Kubernetes object and where it came from.
@@ -33,13 +34,14 @@ type Object struct {
 
 // Where says where the object came from, for error messages.
 func (o Object) Where() string {
+	src := quote.Name(o.Source)
 	if o.Line == 0 && o.Origin != "" {
-		return fmt.Sprintf("%s: document %d (%s)", o.Source, o.Doc, o.Origin)
+		return fmt.Sprintf("%s: document %d (%s)", src, o.Doc, quote.Line(o.Origin))
 	}
 	if o.Line == 0 { // no line in the source file, e.g. a kustomize build
-		return fmt.Sprintf("%s: document %d", o.Source, o.Doc)
+		return fmt.Sprintf("%s: document %d", src, o.Doc)
 	}
-	return fmt.Sprintf("%s: document %d (line %d)", o.Source, o.Doc, o.Line)
+	return fmt.Sprintf("%s: document %d (line %d)", src, o.Doc, o.Line)
 }
 
 // ID names the object as kubectl would: apiVersion kind namespace/name.
@@ -61,9 +63,9 @@ func (o Object) ID() string {
 // without the line when there is none.
 func Location(source string, doc, line int) string {
 	if line == 0 {
-		return fmt.Sprintf("%s: document %d", source, doc)
+		return fmt.Sprintf("%s: document %d", quote.Name(source), doc)
 	}
-	return fmt.Sprintf("%s: document %d, line %d", source, doc, line)
+	return fmt.Sprintf("%s: document %d, line %d", quote.Name(source), doc, line)
 }
 
 // Error is a decode error with its location.
@@ -75,45 +77,8 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("%s: document %d (line %d): %s", e.Source, e.Doc, e.Line, e.Msg)
+	return fmt.Sprintf("%s: document %d (line %d): %s", quote.Name(e.Source), e.Doc, e.Line, e.Msg)
 }
-
-// Limits bound what Decode accepts; zero values mean "no limit".
-type Limits struct {
-	MaxDocuments int
-	MaxDepth     int
-	// MaxExpandedBytes bounds one YAML document after alias expansion
-	// (DefaultMaxExpandedBytes when 0).
-	MaxExpandedBytes int64
-	// Warn receives warnings (duplicate keys); nil: none are given.
-	Warn func(msg string)
-}
-
-func (l Limits) warn(msg string) {
-	if l.Warn != nil {
-		l.Warn(msg)
-	}
-}
-
-// maxDuplicateWarnings is how many duplicate keys of one document are
-// named; the rest are counted in one more warning.
-const maxDuplicateWarnings = 3
-
-// shortKey is a key as a message quotes it: at most 100 bytes.
-func shortKey(k string) string {
-	if len(k) <= 100 {
-		return k
-	}
-	i := 100
-	for i > 0 && !utf8.RuneStart(k[i]) {
-		i--
-	}
-	return k[:i] + "..."
-}
-
-// DefaultLimits are generous for real manifests and small enough to stop
-// hostile input early.
-var DefaultLimits = Limits{MaxDocuments: 200000, MaxDepth: MaxDepth, MaxExpandedBytes: DefaultMaxExpandedBytes}
 
 type chunk struct {
 	data []byte
@@ -210,7 +175,7 @@ func EachReader(source string, r io.Reader, max int64, lim Limits, fn func(Objec
 	if isJSON(head) {
 		data, err := io.ReadAll(io.LimitReader(br, max+1))
 		if err != nil {
-			return fmt.Errorf("%s: %v", source, err)
+			return fmt.Errorf("%s: %v", quote.Name(source), err)
 		}
 		if int64(len(data)) > max {
 			return TooLarge(source, max)
@@ -234,7 +199,7 @@ func EachReader(source string, r io.Reader, max int64, lim Limits, fn func(Objec
 			l, err = br.ReadSlice('\n')
 		}
 		if err != nil && err != io.EOF {
-			return fmt.Errorf("%s: %v", source, err)
+			return fmt.Errorf("%s: %v", quote.Name(source), err)
 		}
 		read += len(l)
 		if int64(read) > max {
@@ -257,7 +222,7 @@ func EachReader(source string, r io.Reader, max int64, lim Limits, fn func(Objec
 
 // TooLarge is the error for an input over the size limit.
 func TooLarge(source string, max int64) error {
-	return fmt.Errorf("%s: input is larger than %d bytes; raise CMP_DEFAULTS_MAX_INPUT_BYTES if this is intended", source, max)
+	return fmt.Errorf("%s: input is larger than %d bytes; raise CMP_DEFAULTS_MAX_INPUT_BYTES if this is intended", quote.Name(source), max)
 }
 
 func isJSON(data []byte) bool {
@@ -325,15 +290,15 @@ func yamlChunk(source string, doc *int, c chunk, lim Limits, fn func(Object) err
 			dups := duplicates(c.data, i)
 			for j, d := range dups {
 				if j == maxDuplicateWarnings {
-					lim.warn(fmt.Sprintf("%s: document %d: ... and %d more keys that appear more than once", source, *doc, len(dups)-j))
+					lim.warn(fmt.Sprintf("%s: document %d: ... and %d more keys that appear more than once", quote.Name(source), *doc, len(dups)-j))
 					break
 				}
 				lim.warn(fmt.Sprintf("%s: document %d (line %d): key %q appears more than once in one mapping; the last one is used, as Argo CD does",
-					source, *doc, c.line+d.line-1, shortKey(d.key)))
+					quote.Name(source), *doc, c.line+d.line-1, shortKey(d.key)))
 			}
 		}
-		if lim.MaxDocuments > 0 && *doc > lim.MaxDocuments {
-			return &Error{source, *doc, c.line, fmt.Sprintf("more than %d documents; raise CMP_DEFAULTS_MAX_DOCUMENTS if this is intended", lim.MaxDocuments)}
+		if cerr := lim.count(*doc, 1); cerr != nil {
+			return &Error{source, *doc, c.line, cerr.Error()}
 		}
 		if err != nil {
 			return &Error{source, *doc, c.line, "malformed YAML: " + shiftLines(err.Error(), c.line)}
@@ -347,6 +312,7 @@ func yamlChunk(source string, doc *int, c chunk, lim Limits, fn func(Object) err
 		}
 		if v == nil && !first {
 			*doc-- // an empty document after another one, as kubectl skips it
+			lim.count(*doc, -1)
 			continue
 		}
 		objs, err := fromValue(source, *doc, c.line, v)
@@ -378,8 +344,8 @@ func decodeJSONStream(source string, data []byte, lim Limits) ([]Object, error) 
 		} else if err != nil {
 			return nil, &Error{source, doc, line, "malformed JSON: " + err.Error()}
 		}
-		if lim.MaxDocuments > 0 && doc > lim.MaxDocuments {
-			return nil, &Error{source, doc, line, fmt.Sprintf("more than %d documents", lim.MaxDocuments)}
+		if cerr := lim.count(doc, 1); cerr != nil {
+			return nil, &Error{source, doc, line, cerr.Error()}
 		}
 		objs, err := fromJSON(source, doc, line, raw, lim)
 		if err != nil {

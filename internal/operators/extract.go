@@ -22,9 +22,16 @@ type CRDFile struct {
 // ParseCRDs reads every CustomResourceDefinition in the files; other kinds
 // are ignored. Served versions only matter to Extract.
 func ParseCRDs(files []CRDFile) ([]apiextv1.CustomResourceDefinition, error) {
+	return ParseCRDsWithLimits(files, manifest.DefaultLimits)
+}
+
+// ParseCRDsWithLimits is ParseCRDs with the files decoded within lim,
+// their documents counted together.
+func ParseCRDsWithLimits(files []CRDFile, lim manifest.Limits) ([]apiextv1.CustomResourceDefinition, error) {
 	var crds []apiextv1.CustomResourceDefinition
+	lim = lim.Counted()
 	for _, f := range files {
-		objs, err := manifest.Decode(f.Name, f.Data)
+		objs, err := manifest.DecodeWithLimits(f.Name, f.Data, lim)
 		if err != nil {
 			return nil, err
 		}

@@ -17,7 +17,9 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/quote"
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
+	"github.com/cmp-defaults/cmp-defaults/internal/warn"
 )
 
 // Job is one run of render or generate (or audit of a plugin
@@ -60,7 +62,8 @@ type Job struct {
 }
 
 // Result is what a job made. Warnings are kept on failure too, in the
-// order they arose, so that they can precede the error.
+// order they arose (the first of each kind), so that they can precede the
+// error.
 type Result struct {
 	Objects  []manifest.Object
 	Releases []*operators.Resolution
@@ -68,7 +71,7 @@ type Result struct {
 	// StoreRead says the store was read by this run (not Job.Store): its
 	// warnings are among Warnings.
 	StoreRead bool
-	Warnings  []string
+	Warnings  warn.List
 	Filled    [][]defaults.Filled // with Job.Record: by object index
 	Output    []byte              // with Job.Format: the encoded stream
 }
@@ -98,7 +101,7 @@ func Run(parent context.Context, job Job) (*Result, error) {
 	r := &Result{Store: job.Store}
 	ropt := job.Source
 	ropt.Timeout = 0 // the run's deadline covers the render
-	ropt.Warn = func(m string) { r.Warnings = append(r.Warnings, m) }
+	ropt.Warn = func(m string) { r.Warnings.Add(warn.DuplicateKeys, m) }
 	step := "loading profiles"
 	fail := func(err error) (*Result, error) {
 		if cause := context.Cause(ctx); errors.Is(cause, guard.ErrMemory) {
@@ -130,17 +133,17 @@ func Run(parent context.Context, job Job) (*Result, error) {
 		return out, err
 	})
 	r.StoreRead = l.read
-	r.Warnings = append(r.Warnings, l.warnings...)
+	r.Warnings.Add(warn.General, l.warnings...)
 	if l.Loaded != nil {
 		r.Store = l.Store
-		r.Warnings = append(r.Warnings, l.Warnings...)
+		r.Warnings.Add(warn.General, l.Warnings...)
 	}
 	if err != nil {
 		return fail(err)
 	}
 	e := l.Engine.WithContext(ctx)
 	r.Releases = l.Releases
-	r.Warnings = append(r.Warnings, UnservedKinds(l.Releases, job.Served)...)
+	r.Warnings.Add(warn.General, UnservedKinds(l.Releases, job.Served)...)
 	kind, err := render.Detect(ropt.Dir)
 	if err != nil {
 		return fail(err)
@@ -149,7 +152,7 @@ func Run(parent context.Context, job Job) (*Result, error) {
 	if unused := chosen(render.Unused(kind, ropt, job.ReleaseNameSet, job.NamespaceSet), job.Defaults); len(unused) > 0 {
 		return fail(&UnusedError{Kind: kind, Dir: ropt.Dir, Unused: unused})
 	}
-	step = fmt.Sprintf("rendering the %s source %s", kind, ropt.Dir)
+	step = fmt.Sprintf("rendering the %s source %s", kind, quote.Name(ropt.Dir))
 	objs, err := render.Render(ctx, ropt)
 	if errors.Is(err, render.ErrNoSources) && job.CMP {
 		if job.AllowEmpty {
@@ -162,7 +165,7 @@ func Run(parent context.Context, job Job) (*Result, error) {
 		return fail(err)
 	}
 	if len(objs) == 0 && job.CMP && !job.AllowEmpty {
-		return fail(fmt.Errorf("the %s source %s rendered no objects; refusing to print an empty result, which with prune: true deletes every resource of the application. Set the parameter allow-empty to \"true\" if this is intended", kind, ropt.Dir))
+		return fail(fmt.Errorf("the %s source %s rendered no objects; refusing to print an empty result, which with prune: true deletes every resource of the application. Set the parameter allow-empty to \"true\" if this is intended", kind, quote.Name(ropt.Dir)))
 	}
 	step = fmt.Sprintf("filling %d objects", len(objs))
 	if job.Record {
@@ -186,14 +189,14 @@ func Run(parent context.Context, job Job) (*Result, error) {
 		if err != nil {
 			return fail(err)
 		}
-		r.Warnings = append(r.Warnings, ws...)
+		r.Warnings.Add(warn.Rewrites, ws...)
 	}
 	var u Unserved
 	ws := u.Check(r.Store, r.Releases, objs)
 	if job.Selection.Strict && len(ws) > 0 {
 		return fail(&StrictError{ws[0]})
 	}
-	r.Warnings = append(r.Warnings, ws...)
+	r.Warnings.Add(warn.General, ws...)
 	r.Objects = objs
 	if job.Format == "" {
 		return r, nil

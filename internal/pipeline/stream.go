@@ -10,6 +10,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/warn"
 )
 
 // Stream is the path of fill: objects are filled and encoded one by one as
@@ -25,9 +26,9 @@ type Stream struct {
 	Store    *operators.Store
 	Releases []*operators.Resolution
 	Strict   bool
-	// Warnings has the warnings about the objects appended as they arise,
+	// Warnings has the warnings about the objects added as they arise,
 	// among those of the reading (the caller's) in the order of the input.
-	Warnings *[]string
+	Warnings *warn.List
 }
 
 // Run fills every object each reads with e, under s.Timeout and ctx.
@@ -51,12 +52,12 @@ func (s Stream) Run(parent context.Context, e *defaults.Engine, each func(func(m
 		if err != nil {
 			return err
 		}
-		*s.Warnings = append(*s.Warnings, rw...)
+		s.Warnings.Add(warn.Rewrites, rw...)
 		ws := u.Check(s.Store, s.Releases, []manifest.Object{ob})
 		if s.Strict && len(ws) > 0 {
 			return &StrictError{ws[0]}
 		}
-		*s.Warnings = append(*s.Warnings, ws...)
+		s.Warnings.Add(warn.General, ws...)
 		return enc.Encode(ob)
 	})
 	if cause := context.Cause(ctx); cause != nil {

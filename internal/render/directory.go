@@ -143,9 +143,7 @@ func renderDirectory(ctx context.Context, opt Options) ([]manifest.Object, error
 			continue
 		}
 		var objs []manifest.Object
-		lim := manifest.DefaultLimits
-		lim.Warn = opt.Warn
-		err = manifest.Each(f, data, lim, func(o manifest.Object) error {
+		err = manifest.Each(f, data, opt.limits(), func(o manifest.Object) error {
 			objs = append(objs, o)
 			return nil
 		})

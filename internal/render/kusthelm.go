@@ -167,6 +167,9 @@ func (f *rootFS) renderChart(kdir string, g helmGlobals, c helmChart) ([]byte, e
 	}
 	opt := Options{Dir: dir, RepoRoot: f.root, ReleaseName: c.ReleaseName, Namespace: c.Namespace,
 		KubeVersion: c.KubeVersion, APIVersions: c.APIVersions, budget: f.budget,
+		// Each chart's documents are bounded on their own: kustomize's
+		// output, where they are again, counts them for the render.
+		Limits: f.limits.Counted(), Warn: f.warn,
 		skip: helmSkip{crds: !c.IncludeCRDs, hooks: c.SkipHooks, tests: c.SkipTests}}
 	if f.kubeVersion != "" {
 		opt.KubeVersion = f.kubeVersion

@@ -44,7 +44,7 @@ func kustomizeBuild(ctx context.Context, opt Options) ([]manifest.Object, error)
 		return nil, fmt.Errorf("kustomization %s: %w", where, err)
 	}
 	fsys := &rootFS{root: opt.RepoRoot, disk: filesys.MakeFsOnDisk(), budget: opt.budget, ctx: ctx,
-		kubeVersion: opt.KubeVersion, apiVersions: opt.APIVersions}
+		kubeVersion: opt.KubeVersion, apiVersions: opt.APIVersions, limits: opt.Limits, warn: opt.Warn}
 	if opt.Origins {
 		fsys.track = kfile
 	}
@@ -316,6 +316,9 @@ type rootFS struct {
 	// and --helm-api-versions, which Argo CD passes).
 	kubeVersion string
 	apiVersions []string
+	// limits and warn are the render's, for the charts' decodes.
+	limits manifest.Limits
+	warn   func(string)
 
 	mu        sync.Mutex
 	violation error

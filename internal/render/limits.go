@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/quote"
 	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
@@ -44,7 +45,7 @@ func (b *budget) take(path string, n int64) error {
 	defer b.mu.Unlock()
 	b.used += n
 	if b.used > b.max {
-		return fmt.Errorf("reading %s brings the source to more than %d bytes; split the application or raise CMP_DEFAULTS_MAX_INPUT_BYTES", path, b.max)
+		return fmt.Errorf("reading %s brings the source to more than %d bytes; split the application or raise CMP_DEFAULTS_MAX_INPUT_BYTES", quote.Name(path), b.max)
 	}
 	return nil
 }
@@ -65,7 +66,7 @@ func readBounded(path, display string, maxFile int64, b *budget) ([]byte, error)
 	if fi, err := os.Stat(path); err != nil {
 		return nil, err
 	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", display)
+		return nil, fmt.Errorf("%s is not a regular file", quote.Name(display))
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -77,10 +78,10 @@ func readBounded(path, display string, maxFile int64, b *budget) ([]byte, error)
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", display)
+		return nil, fmt.Errorf("%s is not a regular file", quote.Name(display))
 	}
 	if maxFile > 0 && fi.Size() > maxFile {
-		return nil, fmt.Errorf("%s is %d bytes, more than the %d such a file may have", display, fi.Size(), maxFile)
+		return nil, fmt.Errorf("%s is %d bytes, more than the %d such a file may have", quote.Name(display), fi.Size(), maxFile)
 	}
 	if err := b.take(display, fi.Size()); err != nil {
 		return nil, err
@@ -91,7 +92,7 @@ func readBounded(path, display string, maxFile int64, b *budget) ([]byte, error)
 		return nil, err
 	}
 	if int64(buf.Len()) > fi.Size() {
-		return nil, fmt.Errorf("%s grew while it was read", display)
+		return nil, fmt.Errorf("%s grew while it was read", quote.Name(display))
 	}
 	return buf.Bytes(), nil
 }
@@ -137,7 +138,7 @@ func scanChart(ctx context.Context, dir, display string, b *budget) error {
 				return err
 			}
 			if err := manifest.CheckYAML(data, b.limit()); err != nil {
-				return fmt.Errorf("%s: %w", name, err)
+				return fmt.Errorf("%s: %w", quote.Name(name), err)
 			}
 			return nil
 		}
@@ -157,7 +158,7 @@ func isYAMLName(p string) bool {
 // against the budget as it goes (never more than the budget is read).
 func scanArchive(ctx context.Context, r io.Reader, display string, b *budget, depth int) error {
 	if depth > 10 {
-		return fmt.Errorf("%s: chart archives nested more than 10 deep", display)
+		return fmt.Errorf("%s: chart archives nested more than 10 deep", quote.Name(display))
 	}
 	zr, err := gzip.NewReader(r)
 	if err != nil {
@@ -182,7 +183,7 @@ func scanArchive(ctx context.Context, r io.Reader, display string, b *budget, de
 		case tar.TypeSymlink, tar.TypeLink:
 			// Helm's loader would read what the link names; a chart
 			// archive has no need of links.
-			return fmt.Errorf("%s is a link (to %q); chart archives with links are refused: package the chart with the files themselves", name, h.Linkname)
+			return fmt.Errorf("%s is a link (to %q); chart archives with links are refused: package the chart with the files themselves", quote.Name(name), h.Linkname)
 		default:
 			// Every other entry type is counted too: Helm's loader reads
 			// the content of entries whatever their type.
@@ -202,7 +203,7 @@ func scanArchive(ctx context.Context, r io.Reader, display string, b *budget, de
 				return err
 			}
 			if err := manifest.CheckYAML(buf.Bytes(), b.limit()); err != nil {
-				return fmt.Errorf("%s: %w", name, err)
+				return fmt.Errorf("%s: %w", quote.Name(name), err)
 			}
 		default:
 			if _, err := io.Copy(io.Discard, &counting{r: tr, b: b, name: name}); err != nil {

@@ -44,6 +44,10 @@ type Options struct {
 	// MaxBytes bounds what one render reads from the repository
 	// (DefaultMaxBytes when 0).
 	MaxBytes int64
+	// Limits bound every stream the render decodes, and their documents
+	// together (manifest.DefaultLimits when zero): the sidecar's
+	// CMP_DEFAULTS_MAX_DOCUMENTS reaches Helm, Kustomize and plain sources.
+	Limits manifest.Limits
 	// Timeout bounds the render (none when 0).
 	Timeout time.Duration
 	// Kind is the source's kind when the caller detected it already (to
@@ -68,9 +72,17 @@ type helmSkip struct{ crds, hooks, tests bool }
 
 // decode reads the objects of a rendered or read manifest stream.
 func (o Options) decode(source string, data []byte) ([]manifest.Object, error) {
-	lim := manifest.DefaultLimits
+	return manifest.DecodeWithLimits(source, data, o.limits())
+}
+
+// limits are the limits of one decode, warning through Warn.
+func (o Options) limits() manifest.Limits {
+	lim := o.Limits
+	if lim.IsZero() {
+		lim = manifest.DefaultLimits
+	}
 	lim.Warn = o.Warn
-	return manifest.DecodeWithLimits(source, data, lim)
+	return lim
 }
 
 // Kind is the type of an application source.
@@ -141,6 +153,10 @@ func Render(ctx context.Context, opt Options) ([]manifest.Object, error) {
 	}
 	opt.RepoRoot, opt.Dir = root, dir
 	opt.budget = newBudget(opt.MaxBytes)
+	if opt.Limits.IsZero() {
+		opt.Limits = manifest.DefaultLimits
+	}
+	opt.Limits = opt.Limits.Counted() // one count of documents per render
 	kind := opt.Kind
 	if kind == "" {
 		if kind, err = Detect(dir); err != nil {

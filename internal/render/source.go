@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
@@ -23,9 +24,10 @@ type Settings struct {
 // NewOptions is the one builder of the options of a source directory, so
 // that every command renders alike: the absolute directory, the repository
 // root (repoRoot, else the nearest parent holding .git, else the
-// directory), the settings s, the input size limit and the run's default
+// directory), the settings s, the input size limit, the decode limits lim
+// (the sidecar's; zero: manifest.DefaultLimits) and the run's default
 // timeout (settings.DefaultTimeout).
-func NewOptions(dir, repoRoot string, maxBytes int64, s Settings) (Options, error) {
+func NewOptions(dir, repoRoot string, maxBytes int64, lim manifest.Limits, s Settings) (Options, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return Options{}, err
@@ -36,7 +38,7 @@ func NewOptions(dir, repoRoot string, maxBytes int64, s Settings) (Options, erro
 	if s.ReleaseName == "" {
 		s.ReleaseName = filepath.Base(abs)
 	}
-	return Options{Dir: abs, RepoRoot: repoRoot, MaxBytes: maxBytes, Timeout: settings.DefaultTimeout,
+	return Options{Dir: abs, RepoRoot: repoRoot, MaxBytes: maxBytes, Limits: lim, Timeout: settings.DefaultTimeout,
 		ValuesFiles: s.ValuesFiles, Values: s.Values, Set: s.Set, SetString: s.SetString, SetJSON: s.SetJSON, SetFile: s.SetFile,
 		ReleaseName: s.ReleaseName, Namespace: s.Namespace, Include: s.Include, Exclude: s.Exclude,
 		KubeVersion: s.KubeVersion, APIVersions: s.APIVersions}, nil

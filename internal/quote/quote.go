@@ -1,0 +1,65 @@
+// Package quote makes text from a repository safe to print in a message:
+// a file name, a values key or a line a library logged can hold line
+// breaks and terminal escapes, and printed raw they would start lines of
+// their own on stderr (a forged "Error:" or "panic:").
+package quote
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Name is s as a message names it: as it is when every character is
+// printable and it has no quote or backslash, else quoted with its control
+// characters escaped (strconv.Quote), so that it is one line and reads
+// unambiguously.
+func Name(s string) string {
+	if s == "" || !plain(s) {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+func plain(s string) bool {
+	for _, r := range s {
+		if r == utf8.RuneError || r == '"' || r == '\\' || !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// Line is s with every character that is not printable (line breaks,
+// terminal escapes, U+2028, invalid UTF-8) written as its Go escape, so
+// that s prints as one line. Tabs stay.
+func Line(s string) string {
+	if oneLine(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			b.WriteString(`\x` + strconv.FormatUint(uint64(s[i])|0x100, 16)[1:])
+		case r == '\t' || unicode.IsPrint(r):
+			b.WriteString(s[i : i+n])
+		default:
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+func oneLine(s string) bool {
+	for _, r := range s {
+		if r == utf8.RuneError || (r != '\t' && !unicode.IsPrint(r)) {
+			return false
+		}
+	}
+	return true
+}
