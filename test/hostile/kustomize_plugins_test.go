@@ -77,7 +77,7 @@ var pluginCases = []struct {
 	{"ReplacementTransformer path", map[string]string{"app/kustomization.yaml": "resources: [cm.yaml]\ntransformers: [t.yaml]\n", "app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n", "app/t.yaml": "apiVersion: builtin\nkind: ReplacementTransformer\nmetadata: {name: t}\nreplacements:\n- path: http://127.0.0.1:PORT/secret\n"}, "ReplacementTransformer"},
 	{"ValueAddTransformer targetFilePath", map[string]string{"app/kustomization.yaml": "resources: [cm.yaml]\ntransformers: [t.yaml]\n", "app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n", "app/t.yaml": "apiVersion: builtin\nkind: ValueAddTransformer\nmetadata: {name: t}\nvalue: x\ntargetFilePath: http://127.0.0.1:PORT/secret\n"}, "ValueAddTransformer"},
 	{"validator with a URL", map[string]string{"app/kustomization.yaml": "resources: [cm.yaml]\nvalidators: [t.yaml]\n", "app/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n", "app/t.yaml": "apiVersion: builtin\nkind: PatchTransformer\nmetadata: {name: t}\npath: http://127.0.0.1:PORT/secret\n"}, "is a URL"},
-	{"HelmChartInflationGenerator", map[string]string{"app/kustomization.yaml": "generators: [gen.yaml]\n", "app/gen.yaml": "apiVersion: builtin\nkind: HelmChartInflationGenerator\nmetadata: {name: h}\nname: chart\nrepo: http://127.0.0.1:PORT/charts\n"}, "Helm charts inside kustomize are not supported"},
+	{"HelmChartInflationGenerator", map[string]string{"app/kustomization.yaml": "generators: [gen.yaml]\n", "app/gen.yaml": "apiVersion: builtin\nkind: HelmChartInflationGenerator\nmetadata: {name: h}\nname: chart\nrepo: http://127.0.0.1:PORT/charts\n"}, "HelmChartInflationGenerator configs are not supported"},
 }
 
 func TestKustomizePluginConfigs(t *testing.T) {
