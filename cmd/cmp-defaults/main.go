@@ -22,6 +22,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/sandbox"
 	"github.com/cmp-defaults/cmp-defaults/internal/supervisor"
 )
 
@@ -54,7 +55,7 @@ func main() {
 		signal.Ignore(syscall.SIGPIPE)
 		code = supervisor.Parent(ctx, supervisor.Caller{Arg0: os.Args[0], Args: args, Environ: environ, Stdin: os.Stdin}, os.Stdout, os.Stderr)
 	} else {
-		code = runEnv(ctx, args, environ, os.Stdin, os.Stdout, os.Stderr, nil)
+		code = runEnv(ctx, args, environ, os.Stdin, os.Stdout, os.Stderr, inWorker{})
 	}
 	stop()
 	os.Exit(code)
@@ -72,7 +73,15 @@ func worker() int {
 	// plugin, cancels renders and cluster requests; stdout stays empty.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return runEnv(ctx, job.Args, job.Environ, os.Stdin, os.Stdout, os.Stderr, supervisor.Report)
+	return runEnv(ctx, job.Args, job.Environ, os.Stdin, os.Stdout, os.Stderr, inWorker{deadline: supervisor.Report, confine: sandbox.Confine})
+}
+
+// inWorker is what running in a worker process adds to a command: the
+// supervisor hears of its deadline, and a command that reads a source
+// confines the process first (the zero value: in-process, neither).
+type inWorker struct {
+	deadline func(time.Duration, string)
+	confine  func(read []string) ([]sandbox.Layer, error)
 }
 
 // limitsError is a bad limit in the environment (exit 2, no usage hint).
@@ -87,7 +96,7 @@ type usageHint struct {
 // mainerr executes the command line. The cli it returns holds what the
 // command returned and warned about, for present; cobra's own output (help,
 // version, completion) is in out.
-func mainerr(ctx context.Context, args, environ []string, stdin io.Reader, out *bytes.Buffer, stderr io.Writer, deadline func(time.Duration, string)) (*cli, error) {
+func mainerr(ctx context.Context, args, environ []string, stdin io.Reader, out *bytes.Buffer, stderr io.Writer, w inWorker) (*cli, error) {
 	s, err := plugin.SidecarFromEnv(environ)
 	if err != nil {
 		return nil, limitsError{err}
@@ -97,7 +106,7 @@ func mainerr(ctx context.Context, args, environ []string, stdin io.Reader, out *
 	// The working directory is generate's application; an unknown one
 	// (removed under the process) is generate's error to report.
 	wd, _ := os.Getwd()
-	c := &cli{Env: action.Env{Stdin: stdin, Sidecar: s, Environ: environ, WorkDir: wd, Deadline: deadline}, Stderr: stderr}
+	c := &cli{Env: action.Env{Stdin: stdin, Sidecar: s, Environ: environ, WorkDir: wd, Deadline: w.deadline, Confine: w.confine}, Stderr: stderr}
 	root := c.root()
 	root.SetArgs(args)
 	root.SetOut(out)
@@ -121,10 +130,10 @@ func mainerr(ctx context.Context, args, environ []string, stdin io.Reader, out *
 }
 
 // runEnv executes the CLI, presents what the command returned and returns
-// the exit code. deadline, when set, hears of a run's timeout.
-func runEnv(ctx context.Context, args, environ []string, stdin io.Reader, stdout, stderr io.Writer, deadline func(time.Duration, string)) int {
+// the exit code.
+func runEnv(ctx context.Context, args, environ []string, stdin io.Reader, stdout, stderr io.Writer, w inWorker) int {
 	var out bytes.Buffer
-	c, err := mainerr(ctx, args, environ, stdin, &out, stderr, deadline)
+	c, err := mainerr(ctx, args, environ, stdin, &out, stderr, w)
 	return present(c, err, &out, stdout, stderr)
 }
 

@@ -39,6 +39,9 @@ func (a *Audit) Run(ctx context.Context, env *Env) (*Result, error) {
 	if len(a.Apps) == 0 && len(a.ArgocdCM) == 0 {
 		return nil, Usagef("name the Application or ApplicationSet files to audit (APP.yaml...), or --argocd-cm")
 	}
+	if err := a.confine(env); err != nil {
+		return nil, err
+	}
 	read, used := env.inputs(ctx, &a.Helm)
 	found, err := argocd.Collect(a.Apps, a.ArgocdCM, read.All, func(file string) ([]byte, error) { return manifest.ReadFile(file, env.Sidecar.MaxInput) })
 	if err != nil {
@@ -71,6 +74,22 @@ func (a *Audit) Run(ctx context.Context, env *Env) (*Result, error) {
 		}
 	}
 	return &Result{Report: rep, Found: rep.Summary.Redundant > 0}, nil
+}
+
+// confine confines the worker to what an audit reads: the Application
+// and argocd-cm files, the source's repository root or the manifests, and
+// the profile directories.
+func (a *Audit) confine(env *Env) error {
+	var root []string
+	if a.Source != "" {
+		opt, err := render.NewOptions(a.Source, a.RepoRoot, 0, render.Settings{})
+		if err != nil {
+			return err
+		}
+		root = append(root, opt.RepoRoot)
+	}
+	inputs := append(append(append([]string{}, a.Apps...), a.ArgocdCM...), a.Manifests...)
+	return env.confineInputs(inputs, env.selection(a.Operators, nil).Dirs, root...)
 }
 
 // source renders (--source) or reads (--manifests) the application's

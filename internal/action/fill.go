@@ -27,6 +27,9 @@ type Fill struct {
 func NewFill() *Fill { return &Fill{Timeout: settings.DefaultTimeout, Format: "yaml"} }
 
 func (f *Fill) Run(ctx context.Context, env *Env) (*Result, error) {
+	if err := env.confineInputs(f.Args, env.selection(f.Operators, nil).Dirs); err != nil {
+		return nil, err
+	}
 	e, res, err := env.Engine(ctx, f.Operators)
 	if err != nil {
 		return nil, err
@@ -72,6 +75,9 @@ func (x *Explain) Run(ctx context.Context, env *Env) (*Result, error) {
 	if len(x.Refs) == 0 {
 		return nil, Usagef("explain needs at least one --operator NAME@VERSION")
 	}
+	if err := env.confineInputs(x.Args, env.selection(x.Operators, nil).Dirs); err != nil {
+		return nil, err
+	}
 	e, res, err := env.Engine(ctx, x.Operators)
 	if err != nil {
 		return nil, err
@@ -102,6 +108,9 @@ type DiffReleases struct {
 func (d *DiffReleases) Run(ctx context.Context, env *Env) (*Result, error) {
 	if err := diff.SameOperator(d.A, d.B); err != nil {
 		return nil, UsageError{err}
+	}
+	if err := env.confineInputs(d.Inputs, env.selection(d.Operators, nil).Dirs); err != nil {
+		return nil, err
 	}
 	ea, ra, err := env.load(ctx, env.selection(d.Operators, []string{d.A}))
 	if err != nil {
