@@ -22,7 +22,7 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 	addOperators(f, &o.Operators)
 	addOutput(cmd, &o.Format, "output format", "yaml", "json")
 	addDirHelm(f, &o.Helm)
-	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "give up after this long")
+	addRendering(f, &o.Rendering)
 	return cmd
 }
 
@@ -42,6 +42,7 @@ A directory argument is rendered first (Helm, Kustomize or plain manifests, defa
 	f := cmd.Flags()
 	addOperators(f, &o.Operators)
 	addDirHelm(f, &o.Helm)
+	addRendering(f, &o.Rendering)
 	addOutput(cmd, new(string), "output format", "text", "json")
 	return cmd
 }
@@ -73,5 +74,6 @@ mistakes.`,
 	addStrict(f, &o.Operators)
 	addOutput(cmd, new(string), "output format", "text", "json")
 	addDirHelm(f, &o.Helm)
+	addRendering(f, &o.Rendering)
 	return cmd
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
 	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // flagError makes a flag error a usage error; a value refused by its own
@@ -63,6 +64,13 @@ func addOperators(f *pflag.FlagSet, o *action.Operators) {
 	addStrict(f, o)
 }
 
+// addRendering adds the flags of every command that renders a source
+// directory: the repository root and how long the run may take.
+func addRendering(f *pflag.FlagSet, r *action.Rendering) {
+	f.StringVar(&r.RepoRoot, "repo-root", "", "repository root: nothing outside it is read (default: the nearest parent directory with .git)")
+	f.DurationVar(&r.Timeout, "timeout", settings.DefaultTimeout, "give up reading, rendering and filling the input after this long")
+}
+
 // addHelm adds the Helm settings as helm spells them; each usage starts
 // with forWhat. -n is added unless the command has a namespace of its own.
 func addHelm(f *pflag.FlagSet, h *action.Helm, forWhat string, namespace bool) {
@@ -98,7 +106,7 @@ func addClusterSource(f *pflag.FlagSet, o *action.ClusterSource) {
 	f.StringVarP(&o.Namespace, "namespace", "n", "", "namespace of objects that have none, and Helm's release namespace (default: the context's namespace)")
 	f.StringVar(&o.FieldManager, "field-manager", o.FieldManager, "field manager of the dry-run applies")
 	f.BoolVar(&o.AllKinds, "all-kinds", false, "include built-in kinds (core, apps, *.k8s.io, ...), skipped by default")
-	f.StringVar(&o.RepoRoot, "repo-root", "", "repository root for a DIR source; nothing outside it is read (default: nearest parent with .git, else DIR)")
+	addRendering(f, &o.Rendering)
 	addHelm(f, &o.Helm, "DIR source: ", false)
 	f.StringVar(&o.KubeVersion, "kube-version", "", "Helm .Capabilities.KubeVersion (default: the cluster's version)")
 	f.StringSliceVar(&o.APIVersions, "api-versions", nil, "Helm .Capabilities.APIVersions (default: what the cluster serves)")

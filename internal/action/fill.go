@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"time"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/diff"
 	"github.com/cmp-defaults/cmp-defaults/internal/explain"
@@ -18,16 +17,18 @@ import (
 type Fill struct {
 	Operators
 	Helm
-	Args    []string
-	Timeout time.Duration
-	Format  string // yaml or json
+	Rendering
+	Args   []string
+	Format string // yaml or json
 }
 
 // NewFill is a fill with the defaults of the flags.
-func NewFill() *Fill { return &Fill{Timeout: settings.DefaultTimeout, Format: "yaml"} }
+func NewFill() *Fill {
+	return &Fill{Rendering: Rendering{Timeout: settings.DefaultTimeout}, Format: "yaml"}
+}
 
 func (f *Fill) Run(ctx context.Context, env *Env) (*Result, error) {
-	if err := env.confineInputs(f.Args, env.selection(f.Operators, nil).Dirs); err != nil {
+	if err := env.confineInputs(f.Args, f.Rendering, env.selection(f.Operators, nil).Dirs); err != nil {
 		return nil, err
 	}
 	e, res, err := env.Engine(ctx, f.Operators)
@@ -45,9 +46,9 @@ func (f *Fill) Run(ctx context.Context, env *Env) (*Result, error) {
 		out.Grow(int(2 * n))
 		guard.LowerMemoryLimit(48<<20 + 2*n)
 	}
-	env.deadline(f.Timeout, flags.Of("timeout"))
-	r, used := env.inputs(ctx, &f.Helm)
-	st := pipeline.Stream{Timeout: f.Timeout, TimeoutName: flags.Of("timeout"), Format: f.Format, Out: &out,
+	env.deadline(f.timeout(), flags.Of("timeout"))
+	r, used := env.inputs(ctx, &f.Helm, f.Rendering)
+	st := pipeline.Stream{Timeout: f.timeout(), TimeoutName: flags.Of("timeout"), Format: f.Format, Out: &out,
 		Store: env.store, Releases: res, Strict: f.Strict, Warnings: &env.Warnings}
 	err = st.Run(ctx, e, func(fn func(manifest.Object) error) error { return r.Each(f.Args, fn) })
 	var strict *pipeline.StrictError
@@ -68,6 +69,7 @@ func (f *Fill) Run(ctx context.Context, env *Env) (*Result, error) {
 type Explain struct {
 	Operators
 	Helm
+	Rendering
 	Args []string
 }
 
@@ -75,14 +77,18 @@ func (x *Explain) Run(ctx context.Context, env *Env) (*Result, error) {
 	if len(x.Refs) == 0 {
 		return nil, Usagef("explain needs at least one --operator NAME@VERSION")
 	}
-	if err := env.confineInputs(x.Args, env.selection(x.Operators, nil).Dirs); err != nil {
+	if err := env.confineInputs(x.Args, x.Rendering, env.selection(x.Operators, nil).Dirs); err != nil {
 		return nil, err
 	}
 	e, res, err := env.Engine(ctx, x.Operators)
 	if err != nil {
 		return nil, err
 	}
-	objs, err := env.readAll(ctx, &x.Helm, x.Args)
+	var objs []manifest.Object
+	err = env.within(ctx, x.Rendering, func(ctx context.Context) (err error) {
+		objs, err = env.readAll(ctx, &x.Helm, x.Rendering, x.Args)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -101,6 +107,7 @@ func (x *Explain) Run(ctx context.Context, env *Env) (*Result, error) {
 type DiffReleases struct {
 	Operators // directories and strictness; the releases are A and B
 	Helm
+	Rendering
 	A, B   string
 	Inputs []string
 }
@@ -109,7 +116,7 @@ func (d *DiffReleases) Run(ctx context.Context, env *Env) (*Result, error) {
 	if err := diff.SameOperator(d.A, d.B); err != nil {
 		return nil, UsageError{err}
 	}
-	if err := env.confineInputs(d.Inputs, env.selection(d.Operators, nil).Dirs); err != nil {
+	if err := env.confineInputs(d.Inputs, d.Rendering, env.selection(d.Operators, nil).Dirs); err != nil {
 		return nil, err
 	}
 	ea, ra, err := env.load(ctx, env.selection(d.Operators, []string{d.A}))
@@ -131,7 +138,11 @@ func (d *DiffReleases) Run(ctx context.Context, env *Env) (*Result, error) {
 		rep = diff.Profiles(ra[0], rb[0])
 	} else {
 		// Directories are rendered (plain, Helm, Kustomize) as by fill.
-		objs, err := env.readAll(ctx, &d.Helm, d.Inputs)
+		var objs []manifest.Object
+		err := env.within(ctx, d.Rendering, func(ctx context.Context) (err error) {
+			objs, err = env.readAll(ctx, &d.Helm, d.Rendering, d.Inputs)
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}

@@ -47,11 +47,14 @@ func (env *Env) confineJob(j Job) error {
 
 // confineInputs confines the worker to what a command reading args
 // (FILE, DIR, '-') with profiles from dirs reads, plus more paths: each
-// file, each directory's repository root (where its render reads, as
-// render.NewOptions finds it), the profile directories. Stdin is open
-// already.
-func (env *Env) confineInputs(args, dirs []string, more ...string) error {
+// file, each directory's repository root (where its render reads: ren's,
+// else the nearest parent holding .git, as render.NewOptions finds it),
+// the profile directories. Stdin is open already.
+func (env *Env) confineInputs(args []string, ren Rendering, dirs []string, more ...string) error {
 	read := append(append([]string{}, dirs...), more...)
+	if ren.RepoRoot != "" {
+		read = append(read, ren.RepoRoot)
+	}
 	for _, a := range args {
 		if a == "-" {
 			continue
@@ -61,9 +64,32 @@ func (env *Env) confineInputs(args, dirs []string, more ...string) error {
 			continue // the reader reports it
 		}
 		if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+			if ren.RepoRoot != "" {
+				continue
+			}
 			abs = render.FindRepoRoot(abs)
 		}
 		read = append(read, abs)
 	}
 	return env.confine(read)
+}
+
+// confine confines the worker to what an audit reads: the Application and
+// argocd-cm files, the manifests or else the repository root the
+// Applications' sources are rendered from, and the profile directories.
+// The checkout's origin URL is read first: a git worktree keeps its
+// configuration outside the root.
+func (a *Audit) confine(env *Env) error {
+	var more []string
+	if len(a.Manifests) == 0 {
+		// A root that cannot be found is renderApps' error to report.
+		if root, _, err := a.repoRoot(env); err == nil {
+			more = append(more, root)
+			if a.RepoURL == "" {
+				a.RepoURL = originURL(root)
+			}
+		}
+	}
+	inputs := append(append(append([]string{}, a.Apps...), a.ArgocdCM...), a.Manifests...)
+	return env.confineInputs(inputs, a.Rendering, env.selection(a.Operators, nil).Dirs, more...)
 }

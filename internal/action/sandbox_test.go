@@ -87,10 +87,10 @@ func TestCommandsConfineBeforeReading(t *testing.T) {
 			x := &Explain{Operators: Operators{Refs: eso, ProfileDirs: []string{filepath.Join(top, "profiles")}}, Args: []string{filepath.Join(top, "in.yaml")}}
 			return x, []string{filepath.Join(top, "profiles"), filepath.Join(top, "in.yaml")}, map[string]string{filepath.Join(top, "in.yaml"): sandboxES}
 		}},
-		{"audit: the Application and the source's repository root", func(t *testing.T, top string) (Runner, []string, map[string]string) {
+		{"audit: the Application and the repository root", func(t *testing.T, top string) (Runner, []string, map[string]string) {
 			mkdirs(t, filepath.Join(top, "repo", ".git"), filepath.Join(top, "repo", "app"))
-			a := &Audit{Operators: Operators{Refs: eso}, Apps: []string{filepath.Join(top, "app.yaml")}, Source: filepath.Join(top, "repo", "app")}
-			app := "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  ignoreDifferences:\n  - {group: external-secrets.io, kind: ExternalSecret, jsonPointers: [/spec/data]}\n"
+			a := &Audit{Operators: Operators{Refs: eso}, Apps: []string{filepath.Join(top, "app.yaml")}, Rendering: Rendering{RepoRoot: filepath.Join(top, "repo")}, RepoURL: "https://example.com/repo.git"}
+			app := "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a}\nspec:\n  source: {repoURL: https://example.com/repo.git, path: app}\n  ignoreDifferences:\n  - {group: external-secrets.io, kind: ExternalSecret, jsonPointers: [/spec/data]}\n"
 			return a, []string{filepath.Join(top, "app.yaml"), filepath.Join(top, "repo")},
 				map[string]string{filepath.Join(top, "app.yaml"): app, filepath.Join(top, "repo", "app", "es.yaml"): sandboxES}
 		}},

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -24,7 +25,9 @@ import (
 // `--load-restrictor LoadRestrictionsNone`, except that the file system is
 // confined to the repository root: files anywhere in the repository may be
 // used, nothing outside it (not through "..", not through symbolic links).
-// Remote bases and Helm chart inflation are refused before anything runs.
+// Remote bases and charts are refused before anything runs; helmCharts
+// whose chart is a directory of the repository are rendered with the Helm
+// SDK (rootFS.inflate), not the helm binary.
 //
 // Objects come in kustomize's output order (legacy kind order unless the
 // kustomization sets sortOptions); their Source is the kustomization file
@@ -41,7 +44,8 @@ func kustomizeBuild(ctx context.Context, opt Options) ([]manifest.Object, error)
 	if err != nil {
 		return nil, fmt.Errorf("kustomization %s: %w", where, err)
 	}
-	fsys := &rootFS{root: opt.RepoRoot, disk: filesys.MakeFsOnDisk(), budget: opt.budget}
+	fsys := &rootFS{root: opt.RepoRoot, disk: filesys.MakeFsOnDisk(), budget: opt.budget, ctx: ctx,
+		kubeVersion: opt.KubeVersion, apiVersions: opt.APIVersions}
 	if opt.Origins {
 		fsys.track = kfile
 	}
@@ -157,14 +161,14 @@ var (
 	kustListKeys = []string{"resources", "bases", "components", "crds", "configurations",
 		"generators", "transformers", "validators", "patchesStrategicMerge"}
 	kustPathKeys = []string{"patches", "patchesJson6902", "replacements"}
-	kustHelmKeys = []string{"helmCharts", "helmGlobals", "helmChartInflationGenerator"}
 )
 
 // maxKustomizationBytes bounds one kustomization file, checked before it is read.
 const maxKustomizationBytes = 1 << 20
 
 // preflightKustomization walks the local kustomizations reachable from dir
-// and refuses, with a clear message, what would need the network or Helm.
+// and refuses, with a clear message, what would need the network or the
+// helm binary.
 // It returns dir's kustomization file.
 func preflightKustomization(ctx context.Context, root, dir string, seen map[string]bool, b *budget) (string, error) {
 	kfile, _, err := preflightDir(ctx, root, dir, seen, b)
@@ -197,11 +201,8 @@ func preflightDir(ctx context.Context, root, dir string, seen map[string]bool, b
 	if err := yaml.Unmarshal(data, &k); err != nil {
 		return "", 0, fmt.Errorf("%s: malformed YAML: %v", name, err)
 	}
-	for _, key := range kustHelmKeys {
-		if _, ok := k[key]; ok {
-			return "", 0, fmt.Errorf("%s uses %s: Helm charts inside kustomize are not supported; "+
-				"point the application at the chart itself (a Helm source) or commit the rendered manifests", name, key)
-		}
+	if err := checkHelmCharts(root, dir, name, k); err != nil {
+		return "", 0, err
 	}
 	// Every entry that names a path, and every inline patch (YAML parsed
 	// by kustomize, so under the same alias limits).
@@ -401,6 +402,15 @@ type rootFS struct {
 	// tracking added (withTracking); asked is what it asked for itself.
 	track string
 	asked map[string]bool
+	// ctx bounds the charts of helmCharts rendered while kustomize reads;
+	// virtual holds what they rendered, by path.
+	ctx     context.Context
+	virtual map[string][]byte
+	// kubeVersion and apiVersions are the render's Helm capabilities,
+	// which win over a helmCharts entry's (kustomize's --helm-kube-version
+	// and --helm-api-versions, which Argo CD passes).
+	kubeVersion string
+	apiVersions []string
 
 	mu        sync.Mutex
 	violation error
@@ -495,7 +505,18 @@ func (f *rootFS) CleanedAbs(p string) (filesys.ConfirmedDir, string, error) {
 }
 
 func (f *rootFS) Exists(p string) bool {
+	if _, ok := f.virtualFile(p); ok {
+		return true
+	}
 	return f.check(p) == nil && f.disk.Exists(p)
+}
+
+// virtualFile is a file that exists only here: a chart inflate rendered.
+func (f *rootFS) virtualFile(p string) ([]byte, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	data, ok := f.virtual[p]
+	return data, ok
 }
 
 func (f *rootFS) Glob(pattern string) ([]string, error) {
@@ -516,6 +537,9 @@ func (f *rootFS) Glob(pattern string) ([]string, error) {
 }
 
 func (f *rootFS) ReadFile(p string) ([]byte, error) {
+	if data, ok := f.virtualFile(p); ok {
+		return data, nil
+	}
 	if err := f.check(p); err != nil {
 		return nil, err
 	}
@@ -527,6 +551,11 @@ func (f *rootFS) ReadFile(p string) ([]byte, error) {
 	// generator inputs): the same alias limits as every other input.
 	if err := manifest.CheckYAML(data, f.budget.limit()); err != nil {
 		return nil, f.refuse(fmt.Errorf("%s: %w", rel(f.root, p), err))
+	}
+	if slices.Contains(KustomizationFiles, filepath.Base(p)) {
+		if data, err = f.inflate(p, data); err != nil {
+			return nil, f.refuse(err)
+		}
 	}
 	if f.track != "" && p == f.track {
 		if tracked, asked, err := withTracking(data); err == nil {
