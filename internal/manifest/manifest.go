@@ -113,7 +113,7 @@ func shortKey(k string) string {
 
 // DefaultLimits are generous for real manifests and small enough to stop
 // hostile input early.
-var DefaultLimits = Limits{MaxDocuments: 200000, MaxDepth: 100, MaxExpandedBytes: DefaultMaxExpandedBytes}
+var DefaultLimits = Limits{MaxDocuments: 200000, MaxDepth: MaxDepth, MaxExpandedBytes: DefaultMaxExpandedBytes}
 
 type chunk struct {
 	data []byte

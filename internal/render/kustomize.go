@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -168,173 +167,79 @@ const maxKustomizationBytes = 1 << 20
 
 // preflightKustomization walks the local kustomizations reachable from dir
 // and refuses, with a clear message, what would need the network or the
-// helm binary.
-// It returns dir's kustomization file.
+// helm binary, or would cost more than the budget allows. It returns dir's
+// kustomization file.
 func preflightKustomization(ctx context.Context, root, dir string, seen map[string]bool, b *budget) (string, error) {
 	kfile, _, err := preflightDir(ctx, root, dir, seen, b)
 	return kfile, err
 }
 
-// preflightDir is preflightKustomization that also counts the resource
-// documents below dir, to bound what patches with a target can generate.
-func preflightDir(ctx context.Context, root, dir string, seen map[string]bool, b *budget) (kfile string, docs int64, err error) {
+// reach is what a kustomization brings to the one that names it: its
+// resources (List items counted one by one), and the patches with a
+// target that it applies to the resources of the one naming it (a
+// component's patches).
+type reach struct {
+	docs     int64
+	patching int64
+}
+
+// preflightDir is preflightKustomization that also counts the resources
+// below dir, to bound what patches with a target can generate.
+func preflightDir(ctx context.Context, root, dir string, seen map[string]bool, b *budget) (kfile string, r reach, err error) {
 	kfile = findKustomization(dir)
 	if kfile == "" || seen[dir] {
-		return kfile, 0, nil
+		return kfile, reach{}, nil
 	}
 	seen[dir] = true
 	if err := ctx.Err(); err != nil {
-		return "", 0, err
+		return "", reach{}, err
 	}
 	name := rel(root, kfile)
 	if _, err := checkInside(root, kfile, name); err != nil {
-		return "", 0, err
+		return "", reach{}, err
 	}
 	data, err := readBounded(kfile, name, maxKustomizationBytes, b)
 	if err != nil {
-		return "", 0, err
+		return "", reach{}, err
 	}
-	if err := manifest.CheckYAML(data, b.limit()); err != nil {
-		return "", 0, fmt.Errorf("%s: %w", name, err)
+	if err := manifest.CheckYAMLShape(data, b.limit()); err != nil {
+		return "", reach{}, fmt.Errorf("%s: %w", name, err)
 	}
 	var k map[string]any
 	if err := yaml.Unmarshal(data, &k); err != nil {
-		return "", 0, fmt.Errorf("%s: malformed YAML: %v", name, err)
+		return "", reach{}, fmt.Errorf("%s: malformed YAML: %v", name, err)
 	}
 	if err := checkHelmCharts(root, dir, name, k); err != nil {
-		return "", 0, err
+		return "", reach{}, err
 	}
-	// Every entry that names a path, and every inline patch (YAML parsed
-	// by kustomize, so under the same alias limits).
-	type entry struct{ key, path string }
-	var paths []entry
-	var inline []entry
-	add := func(key string, v any) {
-		s, ok := v.(string)
-		if !ok {
-			return
-		}
-		if strings.Contains(s, "\n") {
-			inline = append(inline, entry{key, s})
-		} else {
-			paths = append(paths, entry{key, s})
+	pf := &preflight{ctx: ctx, root: root, dir: dir, name: name, seen: seen, b: b}
+	if err := pf.collect(k); err != nil {
+		return "", reach{}, err
+	}
+	for _, e := range pf.inline {
+		if err := manifest.CheckYAMLShape([]byte(e.path), b.limit()); err != nil {
+			return "", reach{}, fmt.Errorf("%s: inline %s entry: %w", name, e.key, err)
 		}
 	}
-	for _, key := range kustListKeys {
-		for _, s := range strings_(k[key]) {
-			add(key, s)
+	for _, e := range pf.paths {
+		if err := pf.entry(e); err != nil {
+			return "", reach{}, err
 		}
 	}
-	for _, key := range kustPathKeys {
-		items, _ := k[key].([]any)
-		for _, it := range items {
-			if m, ok := it.(map[string]any); ok {
-				add(key, m["path"])
-				if p, ok := m["patch"].(string); ok {
-					inline = append(inline, entry{key, p})
-				}
-			}
-		}
-	}
-	if m, ok := k["openapi"].(map[string]any); ok {
-		add("openapi", m["path"])
-	}
-	for _, key := range []string{"configMapGenerator", "secretGenerator"} {
-		items, _ := k[key].([]any)
-		for _, it := range items {
-			m, _ := it.(map[string]any)
-			for _, f := range []string{"files", "envs", "env"} {
-				for _, s := range strings_(m[f]) {
-					if _, after, ok := strings.Cut(s, "="); ok && f == "files" {
-						s = after
-					}
-					add(key+"."+f, s)
-				}
-			}
-		}
-	}
-	for _, e := range inline {
-		if err := manifest.CheckYAML([]byte(e.path), b.limit()); err != nil {
-			return "", 0, fmt.Errorf("%s: inline patch in %s: %w", name, e.key, err)
-		}
-	}
-	for _, e := range paths {
-		s := e.path
-		local := filepath.Join(dir, filepath.FromSlash(s))
-		if why := remoteTarget(s, local); why != "" {
-			return "", 0, fmt.Errorf("%s: %s entry %q %s: %w: cmp-defaults renders offline and never fetches anything; "+
-				"vendor it into the repository and refer to it by a relative path", name, e.key, s, why, ErrRemote)
-		}
-		what := fmt.Sprintf("%s: %s entry %q", name, e.key, s)
-		if filepath.IsAbs(s) {
-			local = filepath.Clean(s)
-			if within(root, local) {
-				return "", 0, fmt.Errorf("%s is an absolute path; write it relative to %s", what, rel(root, dir))
-			}
-		}
-		if !within(root, local) {
-			return "", 0, fmt.Errorf("%s (%s) is %w %s; only files inside the repository can be used", what, local, ErrOutsideRoot, root)
-		}
-		real, err := checkInside(root, local, fmt.Sprintf("%s (%s)", what, local))
-		if err != nil {
-			if errors.Is(err, ErrOutsideRoot) {
-				return "", 0, err
-			}
-			continue // missing: kustomize reports it
-		}
-		if fi, err := os.Stat(real); err == nil && fi.IsDir() {
-			_, n, err := preflightDir(ctx, root, real, seen, b)
-			if err != nil {
-				return "", 0, err
-			}
-			docs += n
-		} else if e.key == "resources" {
-			docs += countDocs(real)
-		}
+	if err := pf.plugins(); err != nil {
+		return "", reach{}, err
 	}
 	// A patch with a target is copied into every resource it selects:
 	// refuse before kustomize builds what could pass the budget.
-	if gen := targetedPatchBytes(dir, k) * docs; gen > b.limit() {
-		return "", 0, fmt.Errorf("%s: its patches with a target, applied to up to %d resources, could generate %d bytes, more than the %d allowed; "+
-			"make the patches smaller or their targets narrower, or raise CMP_DEFAULTS_MAX_INPUT_BYTES", name, docs, gen, b.limit())
+	if gen := pf.patching*pf.docs + pf.patched; gen > b.limit() {
+		return "", reach{}, fmt.Errorf("%s: its patches (patches, patchesJson6902, patchesStrategicMerge, patch transformers and components' patches), applied to up to %d resources, could generate %d bytes, more than the %d allowed; "+
+			"make the patches smaller or their targets narrower, or raise CMP_DEFAULTS_MAX_INPUT_BYTES", name, pf.docs, gen, b.limit())
 	}
-	return kfile, docs, nil
+	return kfile, reach{docs: pf.docs, patching: pf.passOn}, nil
 }
 
-// countDocs counts the YAML documents of a resource file (0 if unreadable).
-func countDocs(p string) int64 {
-	fi, err := os.Stat(p)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > DefaultMaxBytes {
-		return 0
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return 0
-	}
-	return int64(bytes.Count(data, []byte("\n---"))) + 1
-}
-
-// targetedPatchBytes is the size of the patches of a kustomization that
-// have a target selector, inline or in files.
-func targetedPatchBytes(dir string, k map[string]any) int64 {
-	var n int64
-	items, _ := k["patches"].([]any)
-	for _, it := range items {
-		m, ok := it.(map[string]any)
-		if !ok || m["target"] == nil {
-			continue
-		}
-		if p, ok := m["patch"].(string); ok {
-			n += int64(len(p))
-		}
-		if p, ok := m["path"].(string); ok {
-			if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p))); err == nil {
-				n += fi.Size()
-			}
-		}
-	}
-	return n
-}
+const helmRefusal = "HelmChartInflationGenerator configs are not supported; " +
+	"use helmCharts with the chart in the repository (chartHome), or point the application at the chart itself (a Helm source)"
 
 // strings_ returns the string entries of a YAML list (or a single string).
 func strings_(v any) []string {
@@ -549,7 +454,7 @@ func (f *rootFS) ReadFile(p string) ([]byte, error) {
 	}
 	// Everything kustomize reads is YAML to it (resources, patches,
 	// generator inputs): the same alias limits as every other input.
-	if err := manifest.CheckYAML(data, f.budget.limit()); err != nil {
+	if err := manifest.CheckYAMLShape(data, f.budget.limit()); err != nil {
 		return nil, f.refuse(fmt.Errorf("%s: %w", rel(f.root, p), err))
 	}
 	if slices.Contains(KustomizationFiles, filepath.Base(p)) {

@@ -172,7 +172,8 @@ func TestHostileInput(t *testing.T) {
 // runCase builds the repository of tc, runs the binary in it and checks
 // that it failed closed: the exit code, nothing on stdout, a one-line
 // reason on stderr, within the time and memory bounds, no program run.
-func runCase(t *testing.T, tc hostileCase) {
+// It returns stderr.
+func runCase(t *testing.T, tc hostileCase) string {
 	repo := t.TempDir()
 	for name, content := range tc.files {
 		p := filepath.Join(repo, name)
@@ -288,6 +289,7 @@ func runCase(t *testing.T, tc hostileCase) {
 	if left, _ := filepath.Glob(filepath.Join(tmp, "kustomize-*")); len(left) > 0 {
 		t.Errorf("clones left behind: %v", left)
 	}
+	return stderr.String()
 }
 
 // laughs is a ConfigMap whose aliases nest levels deep, nine per level.
