@@ -26,6 +26,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/quote"
+	"github.com/cmp-defaults/cmp-defaults/internal/sandbox"
 	"github.com/cmp-defaults/cmp-defaults/internal/supervisor"
 	"github.com/cmp-defaults/cmp-defaults/internal/warn"
 )
@@ -64,7 +65,7 @@ func main() {
 		os.Exit(entry.Supervise(entry.Arg0, entry.Args, entry.Environ))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := runEnv(ctx, entry.Args, entry.Environ, os.Stdin, os.Stdout, os.Stderr, nil)
+	code := runEnv(ctx, entry.Args, entry.Environ, os.Stdin, os.Stdout, os.Stderr, inWorker{})
 	stop()
 	os.Exit(code)
 }
@@ -83,13 +84,21 @@ func worker() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var out bytes.Buffer
-	c, err := mainerr(ctx, job.Args, job.Environ, os.Stdin, &out, stderr, supervisor.Report)
+	c, err := mainerr(ctx, job.Args, job.Environ, os.Stdin, &out, stderr, inWorker{deadline: supervisor.Report, confine: sandbox.Confine})
 	sync() // what the libraries wrote on os.Stderr is among the warnings
 	code := present(c, err, &out, os.Stdout, stderr)
 	if code == exitError || code == exitUsage {
 		supervisor.ReportFailed() // its last lines are its own Error:
 	}
 	return code
+}
+
+// inWorker is what running in a worker process adds to a command: the
+// supervisor hears of its deadline, and a command that reads a source
+// confines the process first (the zero value: in-process, neither).
+type inWorker struct {
+	deadline func(time.Duration, string)
+	confine  func(read []string) ([]sandbox.Layer, error)
 }
 
 // limitsError is a bad limit in the environment (exit 2, no usage hint).
@@ -104,7 +113,7 @@ type usageHint struct {
 // mainerr executes the command line. The cli it returns holds what the
 // command returned and warned about, for present; cobra's own output (help,
 // version, completion) is in out.
-func mainerr(ctx context.Context, args, environ []string, stdin io.Reader, out *bytes.Buffer, stderr io.Writer, deadline func(time.Duration, string)) (*cli, error) {
+func mainerr(ctx context.Context, args, environ []string, stdin io.Reader, out *bytes.Buffer, stderr io.Writer, w inWorker) (*cli, error) {
 	s, err := plugin.SidecarFromEnv(environ)
 	if err != nil {
 		return nil, limitsError{err}
@@ -114,7 +123,7 @@ func mainerr(ctx context.Context, args, environ []string, stdin io.Reader, out *
 	// The working directory is generate's application; an unknown one
 	// (removed under the process) is generate's error to report.
 	wd, _ := os.Getwd()
-	c := &cli{Env: action.Env{Stdin: stdin, Sidecar: s, Environ: environ, WorkDir: wd, Deadline: deadline}, Stderr: stderr}
+	c := &cli{Env: action.Env{Stdin: stdin, Sidecar: s, Environ: environ, WorkDir: wd, Deadline: w.deadline, Confine: w.confine}, Stderr: stderr}
 	root := c.root()
 	root.SetArgs(args)
 	root.SetOut(out)
@@ -138,10 +147,10 @@ func mainerr(ctx context.Context, args, environ []string, stdin io.Reader, out *
 }
 
 // runEnv executes the CLI, presents what the command returned and returns
-// the exit code. deadline, when set, hears of a run's timeout.
-func runEnv(ctx context.Context, args, environ []string, stdin io.Reader, stdout, stderr io.Writer, deadline func(time.Duration, string)) int {
+// the exit code.
+func runEnv(ctx context.Context, args, environ []string, stdin io.Reader, stdout, stderr io.Writer, w inWorker) int {
 	var out bytes.Buffer
-	c, err := mainerr(ctx, args, environ, stdin, &out, stderr, deadline)
+	c, err := mainerr(ctx, args, environ, stdin, &out, stderr, w)
 	return present(c, err, &out, stdout, stderr)
 }
 

@@ -38,5 +38,5 @@ func TestScripts(t *testing.T) {
 // run executes the CLI in this process, configured by the test's
 // environment.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return runEnv(ctx, args, os.Environ(), stdin, stdout, stderr, nil)
+	return runEnv(ctx, args, os.Environ(), stdin, stdout, stderr, inWorker{})
 }

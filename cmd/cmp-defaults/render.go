@@ -56,7 +56,9 @@ Configuration, strongest first:
       KUBE_VERSION, KUBE_API_VERSIONS, ARGOCD_APP_SOURCE_PATH (to find the repository root)
 Sidecar only: CMP_DEFAULTS_PROFILES_DIR (extra profiles, colon-separated), and the limits
   CMP_DEFAULTS_MAX_INPUT_BYTES (64 MiB), CMP_DEFAULTS_MAX_MEMORY_BYTES (768 MiB of heap),
-  CMP_DEFAULTS_MAX_DOCUMENTS (200000).
+  CMP_DEFAULTS_MAX_DOCUMENTS (200000); CMP_DEFAULTS_SANDBOX: unset, the worker is confined
+  with every layer the kernel has (no network, read-only repository); require: a missing layer
+  is an error; off: not confined.
 
 An empty result is an error unless allow-empty is true: with prune: true it would delete the
 application's resources. Settings the Application gives that would do nothing for its source

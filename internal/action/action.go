@@ -20,6 +20,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/pipeline"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/sandbox"
 	"github.com/cmp-defaults/cmp-defaults/internal/warn"
 )
 
@@ -36,6 +37,11 @@ type Env struct {
 	// Deadline, when set, hears of the timeout of a run as it starts, and
 	// the setting that raises it (the supervisor stops a run past it).
 	Deadline func(d time.Duration, setting string)
+	// Confine, set in a worker process (sandbox.Confine), confines it for
+	// good to reading beneath the paths given, with no network, and
+	// returns the layers the kernel lacks. The commands that read a
+	// source call it once, before they read anything.
+	Confine func(read []string) (missing []sandbox.Layer, err error)
 	// Warnings are what the run warns about, in the order they arose (the
 	// first of each kind, warn.List), kept on failure too: cmd/ prints them
 	// before the output or error.
@@ -44,6 +50,7 @@ type Env struct {
 	store     *operators.Store // loaded once per run for storeDirs
 	storeDirs []string
 	unserved  pipeline.Unserved // apiVersion and kind already warned about
+	confined  bool
 }
 
 // flags names settings on the command line.

@@ -40,6 +40,9 @@ func (a *Audit) Run(ctx context.Context, env *Env) (*Result, error) {
 	case len(a.Apps) == 0 && len(a.ArgocdCM) == 0:
 		return nil, Usagef("name the Application or ApplicationSet files to audit (APP.yaml...), or --argocd-cm")
 	}
+	if err := a.confine(env); err != nil {
+		return nil, err
+	}
 	var rep *audit.Report
 	err := env.within(ctx, a.Rendering, func(ctx context.Context) (err error) {
 		rep, err = a.run(ctx, env)

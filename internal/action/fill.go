@@ -28,6 +28,9 @@ func NewFill() *Fill {
 }
 
 func (f *Fill) Run(ctx context.Context, env *Env) (*Result, error) {
+	if err := env.confineInputs(f.Args, f.Rendering, env.selection(f.Operators, nil).Dirs); err != nil {
+		return nil, err
+	}
 	e, res, err := env.Engine(ctx, f.Operators)
 	if err != nil {
 		return nil, err
@@ -74,6 +77,9 @@ func (x *Explain) Run(ctx context.Context, env *Env) (*Result, error) {
 	if len(x.Refs) == 0 {
 		return nil, Usagef("explain needs at least one --operator NAME@VERSION")
 	}
+	if err := env.confineInputs(x.Args, x.Rendering, env.selection(x.Operators, nil).Dirs); err != nil {
+		return nil, err
+	}
 	e, res, err := env.Engine(ctx, x.Operators)
 	if err != nil {
 		return nil, err
@@ -109,6 +115,9 @@ type DiffReleases struct {
 func (d *DiffReleases) Run(ctx context.Context, env *Env) (*Result, error) {
 	if err := diff.SameOperator(d.A, d.B); err != nil {
 		return nil, UsageError{err}
+	}
+	if err := env.confineInputs(d.Inputs, d.Rendering, env.selection(d.Operators, nil).Dirs); err != nil {
+		return nil, err
 	}
 	ea, ra, err := env.load(ctx, env.selection(d.Operators, []string{d.A}))
 	if err != nil {

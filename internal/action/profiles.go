@@ -16,6 +16,9 @@ type List struct {
 }
 
 func (l *List) Run(_ context.Context, env *Env) (*Result, error) {
+	if err := env.confine(env.selection(l.Operators, nil).Dirs); err != nil {
+		return nil, err
+	}
 	st, err := env.Store(l.Operators)
 	if err != nil {
 		return nil, err
@@ -33,6 +36,9 @@ type Show struct {
 }
 
 func (s *Show) Run(_ context.Context, env *Env) (*Result, error) {
+	if err := env.confine(env.selection(s.Operators, nil).Dirs); err != nil {
+		return nil, err
+	}
 	st, err := env.Store(s.Operators)
 	if err != nil {
 		return nil, err
@@ -59,6 +65,9 @@ type Lint struct {
 }
 
 func (l *Lint) Run(_ context.Context, env *Env) (*Result, error) {
+	if err := env.confine(l.Dir); err != nil {
+		return nil, err
+	}
 	rep, err := catalog.Lint(l.Dir)
 	if rep != nil {
 		env.Warn(rep.Warnings...)

@@ -58,6 +58,9 @@ func (r *Render) Run(ctx context.Context, env *Env) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := env.confineJob(j); err != nil {
+		return nil, err
+	}
 	res, err := env.runJob(ctx, j)
 	if err != nil {
 		return nil, err
@@ -80,6 +83,9 @@ func (g *Generate) Run(ctx context.Context, env *Env) (*Result, error) {
 	j, warnings, err := GenerateJob(g.Environ, g.WorkDir, env.Sidecar)
 	env.Warn(warnings...)
 	if err != nil {
+		return nil, err
+	}
+	if err := env.confineJob(j); err != nil {
 		return nil, err
 	}
 	res, err := env.runJob(ctx, j)

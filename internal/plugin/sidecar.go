@@ -19,6 +19,8 @@ type Sidecar struct {
 	Timeout     time.Duration
 	Limits      manifest.Limits // documents per stream, nesting, aliases
 	ProfileDirs []string        // CMP_DEFAULTS_PROFILES_DIR, colon-separated
+	// Sandbox is CMP_DEFAULTS_SANDBOX: how the worker is confined.
+	Sandbox settings.Sandbox
 }
 
 // SidecarFromEnv reads the sidecar settings from an environment (os.Environ
@@ -26,6 +28,7 @@ type Sidecar struct {
 func SidecarFromEnv(environ []string) (Sidecar, error) {
 	st, err := settings.FromEnv(environ)
 	s := Sidecar{MaxInput: st.MaxInput, MaxMemory: st.MaxMemory, Limits: manifest.DefaultLimits, Timeout: st.Timeout, ProfileDirs: st.ProfileDirs}
+	s.Sandbox = st.Sandbox
 	if st.MaxDocuments > 0 {
 		s.Limits.MaxDocuments = st.MaxDocuments
 	}

@@ -34,7 +34,24 @@ type Settings struct {
 	MaxDocuments int           // CMP_DEFAULTS_MAX_DOCUMENTS; 0: the decoder's own limit
 	Timeout      time.Duration // CMP_DEFAULTS_TIMEOUT
 	ProfileDirs  []string      // CMP_DEFAULTS_PROFILES_DIR, colon-separated
+	Sandbox      Sandbox       // CMP_DEFAULTS_SANDBOX
 }
+
+// Sandbox is how the worker of a command that reads a source is confined
+// (internal/sandbox).
+type Sandbox string
+
+// The values of CMP_DEFAULTS_SANDBOX.
+const (
+	// SandboxOn (unset): every layer the kernel has; a warning names
+	// those it lacks.
+	SandboxOn Sandbox = ""
+	// SandboxRequire: a layer the kernel lacks is an error.
+	SandboxRequire Sandbox = "require"
+	// SandboxOff: no confinement, to find out whether it is what stops a
+	// run.
+	SandboxOff Sandbox = "off"
+)
 
 // FromEnv reads the settings from an environment (os.Environ form).
 func FromEnv(environ []string) (Settings, error) {
@@ -70,6 +87,12 @@ func FromEnv(environ []string) (Settings, error) {
 			return s, fmt.Errorf("CMP_DEFAULTS_TIMEOUT=%q: want a duration such as 30s", v)
 		}
 		s.Timeout = d
+	}
+	switch v := Sandbox(env["CMP_DEFAULTS_SANDBOX"]); v {
+	case SandboxOn, SandboxRequire, SandboxOff:
+		s.Sandbox = v
+	default:
+		return s, fmt.Errorf("CMP_DEFAULTS_SANDBOX=%q: want require (refuse to run where the kernel lacks a layer of the sandbox) or off (no sandbox); unset, the worker is confined with what the kernel has", v)
 	}
 	for _, d := range filepath.SplitList(env["CMP_DEFAULTS_PROFILES_DIR"]) {
 		if d != "" {
