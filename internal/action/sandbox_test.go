@@ -158,13 +158,13 @@ func TestSandboxSetting(t *testing.T) {
 				t.Errorf("confined %d times, want %d", len(spy.calls), tc.calls)
 			}
 			var sandboxWarnings []string
-			for _, w := range env.Warnings {
+			for _, w := range env.Warnings.Lines() {
 				if strings.Contains(w, "worker runs without") {
 					sandboxWarnings = append(sandboxWarnings, w)
 				}
 			}
 			if tc.warning == "" && len(sandboxWarnings) > 0 || tc.warning != "" && (len(sandboxWarnings) != 1 || !strings.Contains(sandboxWarnings[0], tc.warning)) {
-				t.Errorf("warnings %q, want one with %q", env.Warnings, tc.warning)
+				t.Errorf("warnings %q, want one with %q", env.Warnings.Lines(), tc.warning)
 			}
 		})
 	}
