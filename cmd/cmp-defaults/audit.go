@@ -41,7 +41,7 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 	f := cmd.Flags()
 	addOperators(f, &o.Operators)
 	addDirHelm(f, &o.Helm)
-	addOutput(cmd, new(string), "output format", "text", "json")
+	addReportOutput(cmd)
 	f.StringArrayVar(&o.ArgocdCM, "argocd-cm", nil, "argocd-cm ConfigMap file whose resource.customizations.ignoreDifferences keys are audited too (repeatable)")
 	f.StringVar(&o.Source, "source", "", "the application's source directory (spec.source.path in a checkout): plain manifests, Helm or Kustomize, rendered with the Application's Helm settings and filled")
 	f.StringVar(&o.RepoRoot, "repo-root", "", "with --source: nothing outside this directory is read (default: nearest parent with .git, else the source)")

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
+	"github.com/cmp-defaults/cmp-defaults/internal/report"
 )
 
 func (c *cli) fillCmd() *cobra.Command {
@@ -20,7 +21,7 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 	}
 	f := cmd.Flags()
 	addOperators(f, &o.Operators)
-	addOutput(cmd, &o.Format, "output format", "yaml", "json")
+	addOutput(cmd, &o.Format, "output format", report.ManifestFormats)
 	addDirHelm(f, &o.Helm)
 	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "give up after this long")
 	return cmd
@@ -42,7 +43,7 @@ A directory argument is rendered first (Helm, Kustomize or plain manifests, defa
 	f := cmd.Flags()
 	addOperators(f, &o.Operators)
 	addDirHelm(f, &o.Helm)
-	addOutput(cmd, new(string), "output format", "text", "json")
+	addReportOutput(cmd)
 	return cmd
 }
 
@@ -71,7 +72,7 @@ mistakes.`,
 	f := cmd.Flags()
 	addProfileDirs(f, &o.Operators)
 	addStrict(f, &o.Operators)
-	addOutput(cmd, new(string), "output format", "text", "json")
+	addReportOutput(cmd)
 	addDirHelm(f, &o.Helm)
 	return cmd
 }

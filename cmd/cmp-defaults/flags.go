@@ -2,14 +2,13 @@ package main
 
 import (
 	"errors"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
 	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
+	"github.com/cmp-defaults/cmp-defaults/internal/report"
 )
 
 // flagError makes a flag error a usage error; a value refused by its own
@@ -24,24 +23,31 @@ func flagError(_ *cobra.Command, err error) error {
 }
 
 // outputFormat is -o/--output, checked when the flag is parsed against the
-// formats its command writes.
+// formats its command writes (report.ReportFormats or ManifestFormats).
 type outputFormat struct {
 	dst     *string
 	allowed []string
 }
 
-// addOutput adds -o/--output, set into dst; the first allowed is the default.
-func addOutput(cmd *cobra.Command, dst *string, what string, allowed ...string) {
+// addOutput adds -o/--output, set into dst, and its completion; the first
+// allowed is the default.
+func addOutput(cmd *cobra.Command, dst *string, what string, allowed []string) {
 	*dst = allowed[0]
-	cmd.Flags().VarP(&outputFormat{dst, allowed}, "output", "o", what+": "+strings.Join(allowed, " or "))
+	cmd.Flags().VarP(&outputFormat{dst, allowed}, "output", "o", what+": "+report.OneOf(allowed))
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(allowed, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// addReportOutput adds -o for a report: text, json or yaml.
+func addReportOutput(cmd *cobra.Command) {
+	addOutput(cmd, new(string), "output format", report.ReportFormats)
 }
 
 func (o *outputFormat) String() string { return *o.dst }
 func (o *outputFormat) Type() string   { return "string" }
 
 func (o *outputFormat) Set(s string) error {
-	if !slices.Contains(o.allowed, s) {
-		return action.Usagef("--output %q: use %s", s, strings.Join(o.allowed, " or "))
+	if err := report.CheckFormat(s, o.allowed); err != nil {
+		return action.UsageError{Err: err}
 	}
 	*o.dst = s
 	return nil

@@ -22,6 +22,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/report"
 	"github.com/cmp-defaults/cmp-defaults/internal/supervisor"
 )
 
@@ -131,7 +132,7 @@ func runEnv(ctx context.Context, args, environ []string, stdin io.Reader, stdout
 // present is the one presenter of the commands' results. On stderr: the
 // warnings, the result's notes, then the error or the summary of a
 // finding. On stdout: cobra's own output and the result -- its report as
-// -o asks (json, else text) or its encoded objects -- buffered and written
+// -o asks (report.Write) or its encoded objects -- buffered and written
 // only when the command succeeded: on any error stdout stays empty, so
 // Argo CD never sees a partial stream (with prune: true, a short stream
 // deletes workloads). Exit codes: 0 ok, 1 error, 2 usage, 3 found.
@@ -150,12 +151,9 @@ func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int
 	}
 	io.WriteString(stderr, res.Notes)
 	if err == nil {
-		switch {
-		case res.Report != nil && c.format == "json":
-			err = res.Report.WriteJSON(out)
-		case res.Report != nil:
-			err = res.Report.WriteText(out)
-		default:
+		if res.Report != nil {
+			err = report.Write(out, res.Report, c.format)
+		} else {
 			out.Write(res.Output)
 		}
 	}

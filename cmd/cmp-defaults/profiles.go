@@ -34,7 +34,7 @@ func (c *cli) profilesList() *cobra.Command {
 		RunE:    c.runs(&o, func([]string) {}),
 	}
 	addProfileDirs(cmd.Flags(), &o.Operators)
-	addOutput(cmd, new(string), "output format", "text", "json")
+	addReportOutput(cmd)
 	return cmd
 }
 
@@ -50,7 +50,7 @@ func (c *cli) profilesShow() *cobra.Command {
 	}
 	addProfileDirs(cmd.Flags(), &o.Operators)
 	addStrict(cmd.Flags(), &o.Operators)
-	addOutput(cmd, new(string), "output format", "yaml", "json")
+	addReportOutput(cmd)
 	return cmd
 }
 
@@ -68,6 +68,7 @@ profile that exists and is the newest at or below it. Rules for built-in Kuberne
 		RunE:    c.runs(&o, func(args []string) { o.Dir = args }),
 	}
 	cmd.Flags().BoolVar(&o.Strict, "strict", false, "fail instead of warning when a profile has rules for built-in Kubernetes kinds")
+	addReportOutput(cmd)
 	return cmd
 }
 
@@ -120,7 +121,7 @@ func (c *cli) versionCmd() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: c.runs(&o, func([]string) {}),
 	}
-	addOutput(cmd, new(string), "output format", "text", "json")
+	addReportOutput(cmd)
 	return cmd
 }
 

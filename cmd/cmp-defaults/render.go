@@ -5,6 +5,7 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/report"
 )
 
 func (c *cli) renderCmd() *cobra.Command {
@@ -28,7 +29,7 @@ Nothing outside the repository root (the nearest parent with .git, or --repo-roo
 	}
 	f := cmd.Flags()
 	addOperators(f, &o.Operators)
-	addOutput(cmd, &o.Format, "output format", "yaml", "json")
+	addOutput(cmd, &o.Format, "output format", report.ManifestFormats)
 	addHelm(f, &o.Helm, "", true)
 	f.StringVar(&o.KubeVersion, "kube-version", "", "Kubernetes version for .Capabilities.KubeVersion, e.g. 1.34.0")
 	f.StringArrayVar(&o.APIVersions, "api-versions", nil, "extra .Capabilities.APIVersions, group/version or group/version/Kind (repeatable or comma-separated)")

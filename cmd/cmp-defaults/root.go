@@ -21,7 +21,7 @@ type cli struct {
 	action.Env
 	Stderr io.Writer // for usage text printed before an error
 	result *action.Result
-	format string // the -o of the command that ran: json, or text (YAML for a profile)
+	format string // the -o of the command that ran (report.Write)
 }
 
 // useCase is a use case of internal/action.

@@ -20,6 +20,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/pipeline"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/report"
 )
 
 // Env is one invocation: stdin, the sidecar settings read once from the
@@ -97,11 +98,8 @@ type Result struct {
 	Summary string
 }
 
-// Report is a typed report: text (YAML for a profile) or JSON.
-type Report interface {
-	WriteText(w io.Writer) error
-	WriteJSON(w io.Writer) error
-}
+// Report is a typed report, written as text, JSON or YAML (report.Write).
+type Report = report.Writer
 
 // Operators selects operator releases, as --operator, --profiles-dir and
 // --strict do on every command.

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -74,5 +75,41 @@ func (r *LintReport) WriteText(w io.Writer) error {
 	return err
 }
 
-// WriteJSON prints the report as JSON.
-func (r *LintReport) WriteJSON(w io.Writer) error { return report.WriteJSON(w, r) }
+// Problem is one problem of a lint, located for a CI annotation.
+type Problem struct {
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Rule    string `json:"rule,omitempty"`
+	Message string `json:"message"`
+}
+
+// ProblemOf locates err when it is a LintError; otherwise the message alone.
+func ProblemOf(err error) Problem {
+	var le *operators.LintError
+	if errors.As(err, &le) {
+		return Problem{File: le.File, Line: le.Line, Rule: le.Rule, Message: le.Msg}
+	}
+	return Problem{Message: err.Error()}
+}
+
+// lintJSON is the JSON form of a LintReport.
+type lintJSON struct {
+	Where     string    `json:"where"`
+	OK        bool      `json:"ok"`
+	Operators int       `json:"operators"`
+	Profiles  int       `json:"profiles"`
+	Problems  []Problem `json:"problems"`
+	Warnings  []string  `json:"warnings"`
+	Claims    []string  `json:"builtinClaims"`
+}
+
+// WriteJSON prints the report as JSON: the counts, every problem with its
+// file, line and rule, the warnings and the rules for built-in kinds.
+func (r *LintReport) WriteJSON(w io.Writer) error {
+	j := lintJSON{Where: r.Where, OK: len(r.Problems) == 0 && !r.empty(), Operators: r.Operators, Profiles: r.Profiles,
+		Problems: []Problem{}, Warnings: append([]string{}, r.Warnings...), Claims: append([]string{}, r.Claims...)}
+	for _, p := range r.Problems {
+		j.Problems = append(j.Problems, ProblemOf(p))
+	}
+	return report.WriteJSON(w, j)
+}
