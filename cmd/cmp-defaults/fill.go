@@ -66,7 +66,7 @@ mistakes.`,
 		Example: `  cmp-defaults diff-releases external-secrets@2.6.0 external-secrets@2.7.0
   cmp-defaults diff-releases external-secrets@2.6.0 external-secrets@2.7.0 externalsecret.yaml
   helm template my-chart | cmp-defaults diff-releases cert-manager@1.19.0 cert-manager@1.19.1 - -o json`,
-		Args: cobra.MinimumNArgs(2),
+		Args: takes(2, -1, "two releases of one operator, OP@A OP@B (e.g. external-secrets@2.6.0 external-secrets@2.7.0), then optional inputs"),
 		RunE: c.runs(&o, func(args []string) { o.A, o.B, o.Inputs = args[0], args[1], args[2:] }),
 	}
 	f := cmd.Flags()

@@ -106,6 +106,9 @@ func mainerr(ctx context.Context, args, environ []string, stdin io.Reader, out *
 	if err = root.ExecuteContext(ctx); err == nil {
 		return c, nil
 	}
+	if cmd, _, _ := root.Find(args); cmd == nil || cmd.Name() != "generate" {
+		err = action.UserPaths(err, wd, args)
+	}
 	// Flag and argument errors are UsageErrors (flagError, usageArgs);
 	// cobra's only other one is an unknown command, which Find repeats.
 	var ue action.UsageError

@@ -20,7 +20,7 @@ Nothing outside the repository root (the nearest parent with .git, or --repo-roo
 		Example: `  cmp-defaults render --operator external-secrets@2.5.0 examples/helm --values values-prod.yaml
   cmp-defaults render --operator external-secrets@2.5.0 examples/kustomize/overlays/prod
   cmp-defaults render examples/plain --include '*.yaml' --exclude 'configmap.yaml'`,
-		Args: cobra.MaximumNArgs(1),
+		Args: takes(0, 1, "one source directory; to fill several files or directories, use 'cmp-defaults fill'"),
 		RunE: c.runs(o, func(args []string) {
 			if len(args) == 1 {
 				o.Dir = args[0]
@@ -67,7 +67,7 @@ Errors name the parameter or variable to change; configuration errors exit 1.`,
 		Example: `  # what argocd-cmp-server does, by hand:
   cd examples/helm && ARGOCD_APP_NAME=datadog ARGOCD_APP_NAMESPACE=datadog \
     ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=external-secrets@2.5.0 cmp-defaults generate`,
-		Args: cobra.NoArgs,
+		Args: takes(0, 0, "no arguments: it renders the working directory"),
 		RunE: c.runs(&o, func([]string) { o.Environ, o.WorkDir = c.Environ, c.WorkDir }),
 	}
 }

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
+	"github.com/cmp-defaults/cmp-defaults/internal/catalog"
 )
 
 // cli binds the commands' flags onto the use cases of internal/action and
@@ -84,22 +84,21 @@ func groupArgs(cmd *cobra.Command) {
 // version is set at build time with -ldflags "-X main.version=v1.2.3".
 var version = ""
 
-func buildVersion() string {
-	bi, _ := debug.ReadBuildInfo()
-	return versionOf(version, bi)
-}
+func buildVersion() string { return catalog.BuildVersion(version) }
 
-// versionOf is the version set with -ldflags, else the main module's version
-// from the build info (what 'go install .../cmd/cmp-defaults@v1.2.3' records),
-// else "dev".
-func versionOf(ldflags string, bi *debug.BuildInfo) string {
-	if ldflags != "" {
-		return ldflags
+// takes checks the number of arguments, min to max (-1: no limit), and
+// refuses another with a usage error saying what the command takes.
+func takes(min, max int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) >= min && (max < 0 || len(args) <= max) {
+			return nil
+		}
+		got := "no argument"
+		if len(args) > 0 {
+			got = fmt.Sprintf("%d argument(s) (%s)", len(args), strings.Join(args, " "))
+		}
+		return action.Usagef("got %s; '%s' takes %s", got, cmd.CommandPath(), what)
 	}
-	if bi != nil && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
 }
 
 // usageArgs makes the argument checks of cmd and its subcommands return

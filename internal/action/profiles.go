@@ -105,13 +105,14 @@ func (x *Extract) Run(ctx context.Context, env *Env) (*Result, error) {
 	if x.Operator == "" || x.Version == "" {
 		return nil, Usagef("extract needs --operator NAME and --version V")
 	}
+	// A bad name or version is the command line's mistake: refuse it before
+	// reading anything.
+	if err := operators.CheckRelease(x.Operator, x.Version); err != nil {
+		return nil, Usagef("--operator %s: %v", x.Operator+"@"+x.Version, err)
+	}
 	var crds *catalog.CRDs
 	var err error
 	if x.FromCluster {
-		// Fail on a bad name or version before talking to the cluster.
-		if _, err := operators.Extract(x.Operator, x.Version, nil); err != nil {
-			return nil, err
-		}
 		crds, err = catalog.CRDsFromCluster(ctx, x.Cluster, x.Groups)
 	} else {
 		crds, err = catalog.CRDsFromFiles(x.Files, env.Sidecar.MaxInput)
