@@ -60,7 +60,7 @@ func addProfileDirs(f *pflag.FlagSet, o *action.Operators) {
 }
 
 func addStrict(f *pflag.FlagSet, o *action.Operators) {
-	f.BoolVar(&o.Strict, "strict", false, "fail instead of warning when a release was not checked (newer or unknown patch)")
+	f.BoolVar(&o.Strict, "strict", false, "fail instead of warning: a release not checked (newer or unknown patch), a kind of its groups no release serves, fill of no objects")
 }
 
 func addOperators(f *pflag.FlagSet, o *action.Operators) {

@@ -166,6 +166,8 @@ func (env *Env) checkUnserved(res []*operators.Resolution, objs []manifest.Objec
 		return strictError(flags, ws[0])
 	}
 	env.Warn(ws...)
+	env.Warn(env.unserved.Hints...)
+	env.unserved.Hints = nil
 	return nil
 }
 

@@ -188,12 +188,12 @@ func Run(parent context.Context, job Job) (*Result, error) {
 		}
 		r.Warnings = append(r.Warnings, ws...)
 	}
-	var u Unserved
+	u := Unserved{CMP: job.CMP}
 	ws := u.Check(r.Store, r.Releases, objs)
 	if job.Selection.Strict && len(ws) > 0 {
 		return fail(&StrictError{ws[0]})
 	}
-	r.Warnings = append(r.Warnings, ws...)
+	r.Warnings = append(append(r.Warnings, ws...), u.Hints...)
 	r.Objects = objs
 	if job.Format == "" {
 		return r, nil

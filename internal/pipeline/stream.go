@@ -56,7 +56,8 @@ func (s Stream) Run(parent context.Context, e *defaults.Engine, each func(func(m
 		if s.Strict && len(ws) > 0 {
 			return &StrictError{ws[0]}
 		}
-		*s.Warnings = append(*s.Warnings, ws...)
+		*s.Warnings = append(append(*s.Warnings, ws...), u.Hints...)
+		u.Hints = nil
 		return enc.Encode(ob)
 	})
 	if cause := context.Cause(ctx); cause != nil {
