@@ -8,7 +8,7 @@
 // (linux/amd64 and linux/arm64), and DIR/image-linux-amd64.tar for
 // 'docker load'. The image has one layer on an empty base: the static binary
 // at /usr/local/bin/cmp-defaults, plugin.yaml where argocd-cmp-server reads it,
-// /etc/passwd and /etc/group naming uid/gid 999, and a sticky world-writable
+// the LICENSE, /etc/passwd and /etc/group naming uid/gid 999, and a sticky world-writable
 // /tmp. Its entrypoint, argocd-cmp-server, is not in the image: Argo CD's
 // repo-server copies it into the shared var-files volume at /var/run/argocd.
 package main
@@ -46,8 +46,9 @@ const (
 	Entrypoint   = "/var/run/argocd/argocd-cmp-server"
 	User         = "999:999" // Argo CD's uid: the CMP server shares the plugins socket volume with repo-server
 	// Licenses is the SPDX expression of the org.opencontainers.image.licenses
-	// label. The repository has no license file yet: change this with it.
-	Licenses = "NOASSERTION"
+	// label: the repository's LICENSE, which the image carries at License.
+	Licenses = "Apache-2.0"
+	License  = "/usr/share/doc/cmp-defaults/LICENSE"
 	// Path is the only environment variable: plugin.yaml runs "cmp-defaults".
 	Path = "PATH=/usr/local/bin"
 )
@@ -137,6 +138,10 @@ func Build(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	license, err := os.ReadFile(filepath.Join(o.Root, "LICENSE"))
+	if err != nil {
+		return nil, err
+	}
 	tmp, err := os.MkdirTemp("", "cmp-defaults-image")
 	if err != nil {
 		return nil, err
@@ -149,7 +154,7 @@ func Build(o Options) (*Result, error) {
 		if err := o.goBuild(p, bin); err != nil {
 			return nil, err
 		}
-		img, err := o.image(p, bin, plugin)
+		img, err := o.image(p, bin, plugin, license)
 		if err != nil {
 			return nil, fmt.Errorf("%s/%s: %v", p.OS, p.Architecture, err)
 		}
@@ -249,12 +254,12 @@ func (o *Options) goBuild(p v1.Platform, out string) error {
 }
 
 // image is one platform's image: an empty base plus one layer.
-func (o *Options) image(p v1.Platform, bin string, plugin []byte) (v1.Image, error) {
+func (o *Options) image(p v1.Platform, bin string, plugin, license []byte) (v1.Image, error) {
 	exe, err := os.ReadFile(bin)
 	if err != nil {
 		return nil, err
 	}
-	tarData, err := o.layerTar(exe, plugin)
+	tarData, err := o.layerTar(exe, plugin, license)
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +296,7 @@ func (o *Options) image(p v1.Platform, bin string, plugin []byte) (v1.Image, err
 }
 
 // layerTar is the image's only layer, every entry stamped with o.Created.
-func (o *Options) layerTar(exe, plugin []byte) ([]byte, error) {
+func (o *Options) layerTar(exe, plugin, license []byte) ([]byte, error) {
 	type entry struct {
 		name     string
 		mode     int64
@@ -313,6 +318,10 @@ func (o *Options) layerTar(exe, plugin []byte) ([]byte, error) {
 		{"usr/local/", 0o755, 0, 0, nil},
 		{"usr/local/bin/", 0o755, 0, 0, nil},
 		{"usr/local/bin/cmp-defaults", 0o755, 0, 0, exe},
+		{"usr/share/", 0o755, 0, 0, nil},
+		{"usr/share/doc/", 0o755, 0, 0, nil},
+		{"usr/share/doc/cmp-defaults/", 0o755, 0, 0, nil},
+		{"usr/share/doc/cmp-defaults/LICENSE", 0o644, 0, 0, license},
 	}
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
