@@ -62,12 +62,16 @@ func (c *cli) profilesLint() *cobra.Command {
 		Long: `Lint parses and validates every profile and index file: the file schema, parseable paths,
 values of the declared type, jq expressions, and that every indexed release points at a
 profile that exists and is the newest at or below it. Rules for built-in Kubernetes kinds
-(apps/v1 Deployment, v1 Pod, ...) in user profiles are a warning, an error with --strict.`,
-		Example: "  cmp-defaults profiles lint ./my-profiles\n  cmp-defaults profiles lint",
+(apps/v1 Deployment, v1 Pod, ...) in user profiles are a warning, a problem with --strict.
+
+Every problem is reported, one line each with its file and line (-o json or yaml: a list of
+{file, line, rule, message}, for CI annotations). Exit codes: 0 the profiles pass, 3 problems
+were found, 1 error (no profiles at all), 2 usage.`,
+		Example: "  cmp-defaults profiles lint ./my-profiles\n  cmp-defaults profiles lint -o json ./my-profiles",
 		Args:    takes(0, 1, "one profiles directory, or none for the shipped set"),
 		RunE:    c.runs(&o, func(args []string) { o.Dir = args }),
 	}
-	cmd.Flags().BoolVar(&o.Strict, "strict", false, "fail instead of warning when a profile has rules for built-in Kubernetes kinds")
+	cmd.Flags().BoolVar(&o.Strict, "strict", false, "rules for built-in Kubernetes kinds are problems, not warnings")
 	addReportOutput(cmd)
 	return cmd
 }

@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/catalog"
@@ -52,27 +53,26 @@ func (s *Show) Run(_ context.Context, env *Env) (*Result, error) {
 	return &Result{Report: shown}, nil
 }
 
-// Lint validates profile files: the shipped set, or Dir.
+// Lint validates profile files: the shipped set, or Dir. Problems are
+// what it looks for: the report lists every one (Found, exit 3).
 type Lint struct {
 	Dir    []string // none or one
-	Strict bool     // rules for built-in kinds are errors
+	Strict bool     // rules for built-in kinds are problems
 }
 
 func (l *Lint) Run(_ context.Context, env *Env) (*Result, error) {
-	rep, err := catalog.Lint(l.Dir)
+	rep, err := catalog.Lint(l.Dir, l.Strict)
 	if rep != nil {
 		env.Warn(rep.Warnings...)
 	}
 	if err != nil {
 		return nil, err
 	}
-	// Every problem but the last is a line before the error.
-	var notes strings.Builder
-	for _, p := range rep.Problems[:max(len(rep.Problems)-1, 0)] {
-		notes.WriteString("Error: " + p.Error() + "\n")
+	if rep.Empty() {
+		return nil, fmt.Errorf("%s: no profiles found", rep.Where)
 	}
-	if err := rep.Check(l.Strict); err != nil {
-		return &Result{Notes: notes.String()}, err
+	if !rep.OK() {
+		return &Result{Report: rep, Found: true, Summary: rep.Summary()}, nil
 	}
 	env.Warn(rep.Claims...)
 	return &Result{Report: rep}, nil

@@ -19,17 +19,18 @@ type LintReport struct {
 	Operators int
 	Profiles  int
 	Problems  []error
-	// Claims are rules for built-in Kubernetes kinds: warnings, errors
-	// when strict.
+	// Claims are rules for built-in Kubernetes kinds: warnings, problems
+	// when Strict.
 	Claims []string
+	Strict bool
 }
 
 // Lint loads and validates the profiles of the directory named by args
-// (at most one), the shipped set without. An error means the profiles
-// could not be read at all.
-func Lint(args []string) (*LintReport, error) {
+// (at most one), the shipped set without; strict makes rules for built-in
+// kinds problems. An error means the profiles could not be read at all.
+func Lint(args []string, strict bool) (*LintReport, error) {
 	opt := operators.LoadOptions{Embedded: profiles.FS}
-	r := &LintReport{Where: "shipped profiles"}
+	r := &LintReport{Where: "shipped profiles", Strict: strict}
 	if len(args) > 0 {
 		opt = operators.LoadOptions{Dirs: args, KeepGoing: true}
 		r.Where, r.Named = args[0], true
@@ -41,38 +42,48 @@ func Lint(args []string) (*LintReport, error) {
 	r.Warnings = st.Warnings
 	r.Operators = len(st.Operators())
 	r.Profiles, r.Problems = operators.Lint(st)
-	if len(r.Problems) > 0 || r.empty() {
+	if len(r.Problems) > 0 || r.Empty() {
 		return r, nil
 	}
 	r.Claims, err = operators.BuiltinClaims(st)
 	return r, err
 }
 
-func (r *LintReport) empty() bool { return r.Profiles == 0 && r.Named }
+// Empty says that a named directory holds no profile, not even a broken
+// one: an error.
+func (r *LintReport) Empty() bool { return r.Profiles == 0 && r.Named && len(r.Problems) == 0 }
 
-// Check is the verdict on the profiles, nil when they are fine: the last
-// problem (with how many there are), no profiles in a named directory, or
-// with strict the first claim on a built-in kind.
-func (r *LintReport) Check(strict bool) error {
+// OK says that the profiles pass: no problem, and with Strict no rule for
+// a built-in kind.
+func (r *LintReport) OK() bool { return len(r.Problems) == 0 && (!r.Strict || len(r.Claims) == 0) }
+
+// Summary is the verdict in one line, for stderr.
+func (r *LintReport) Summary() string {
 	if n := len(r.Problems); n > 0 {
-		if n == 1 {
-			return r.Problems[0]
-		}
-		return fmt.Errorf("%v\n%s: %d problem(s)", r.Problems[n-1], r.Where, n)
+		return fmt.Sprintf("%s: %d problem(s)", r.Where, n)
 	}
-	if r.empty() {
-		return fmt.Errorf("%s: no profiles found", r.Where)
+	if !r.OK() {
+		return fmt.Sprintf("%s: %d rule(s) for built-in kinds (problems because of --strict)", r.Where, len(r.Claims))
 	}
-	if strict && len(r.Claims) > 0 {
-		return fmt.Errorf("%s (an error because of --strict)", r.Claims[0])
-	}
-	return nil
+	return fmt.Sprintf("%s: %d operator(s), %d profile(s): ok", r.Where, r.Operators, r.Profiles)
 }
 
-// WriteText prints the summary line of profiles that passed.
+// WriteText prints every problem, one line each with its file and line,
+// or the summary line of profiles that passed.
 func (r *LintReport) WriteText(w io.Writer) error {
-	_, err := fmt.Fprintf(w, "%s: %d operator(s), %d profile(s): ok\n", r.Where, r.Operators, r.Profiles)
-	return err
+	if r.OK() {
+		_, err := fmt.Fprintln(w, r.Summary())
+		return err
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintln(w, p.Error())
+	}
+	if len(r.Problems) == 0 {
+		for _, c := range r.Claims {
+			fmt.Fprintln(w, c+" (a problem because of --strict)")
+		}
+	}
+	return nil
 }
 
 // Problem is one problem of a lint, located for a CI annotation.
@@ -106,7 +117,7 @@ type lintJSON struct {
 // WriteJSON prints the report as JSON: the counts, every problem with its
 // file, line and rule, the warnings and the rules for built-in kinds.
 func (r *LintReport) WriteJSON(w io.Writer) error {
-	j := lintJSON{Where: r.Where, OK: len(r.Problems) == 0 && !r.empty(), Operators: r.Operators, Profiles: r.Profiles,
+	j := lintJSON{Where: r.Where, OK: r.OK(), Operators: r.Operators, Profiles: r.Profiles,
 		Problems: []Problem{}, Warnings: append([]string{}, r.Warnings...), Claims: append([]string{}, r.Claims...)}
 	for _, p := range r.Problems {
 		j.Problems = append(j.Problems, ProblemOf(p))

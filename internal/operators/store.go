@@ -256,7 +256,12 @@ func (s *Store) addDir(dir string, seen map[string]string, keepGoing bool) error
 			if !keepGoing {
 				return err
 			}
-			s.Problems = append(s.Problems, err)
+			// A file's problems, each on its own (errors.Join of ParseProfile).
+			if many, ok := err.(interface{ Unwrap() []error }); ok {
+				s.Problems = append(s.Problems, many.Unwrap()...)
+			} else {
+				s.Problems = append(s.Problems, err)
+			}
 		}
 	}
 	return nil
