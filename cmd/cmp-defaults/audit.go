@@ -33,9 +33,9 @@ is given. Findings name the file and line of each rule.
 
 Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 2 on usage mistakes.`,
-		Example: `  cmp-defaults audit app.yaml --source apps/datadog --operator external-secrets@2.5.0
+		Example: `  cmp-defaults audit examples/argocd/app.yaml --source examples/plain --operator external-secrets@2.5.0
   cmp-defaults audit appset.yaml --argocd-cm argocd-cm.yaml --manifests rendered.yaml --operator cert-manager@1.19.0 -o json
-  helm template my-chart > out.yaml && cmp-defaults audit app.yaml --manifests out.yaml --operator external-secrets@2.5.0`,
+  helm template my-chart > out.yaml && cmp-defaults audit examples/argocd/app.yaml --manifests out.yaml --operator external-secrets@2.5.0`,
 		RunE: c.runs(&o, func(args []string) { o.Apps = args }),
 	}
 	f := cmd.Flags()
@@ -45,6 +45,6 @@ Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 	f.StringArrayVar(&o.ArgocdCM, "argocd-cm", nil, "argocd-cm ConfigMap file whose resource.customizations.ignoreDifferences keys are audited too (repeatable)")
 	f.StringVar(&o.Source, "source", "", "the application's source directory (spec.source.path in a checkout): plain manifests, Helm or Kustomize, rendered with the Application's Helm settings and filled")
 	f.StringVar(&o.RepoRoot, "repo-root", "", "with --source: nothing outside this directory is read (default: nearest parent with .git, else the source)")
-	f.StringArrayVar(&o.Manifests, "manifests", nil, "the application's rendered manifests: YAML/JSON files, '-' for stdin, or directories (rendered with default settings); repeatable")
+	f.StringArrayVar(&o.Manifests, "manifests", nil, "the application's rendered manifests: YAML/JSON files, '-' for stdin, or directories (rendered, with -f/--values, --set*, -n and --release-name when given); repeatable")
 	return cmd
 }

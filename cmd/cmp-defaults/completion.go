@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
@@ -41,6 +43,10 @@ func (c *cli) addCompletion(root *cobra.Command) {
 		return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			if len(args) >= n {
 				return nil, cobra.ShellCompDirectiveDefault
+			}
+			// The second release of diff-releases is one of the first's operator.
+			if op, _, ok := strings.Cut(strings.Join(args, " "), "@"); ok && len(args) == 1 && !strings.Contains(toComplete, "@") {
+				toComplete = op + "@"
 			}
 			return complete(cmd, toComplete, true)
 		}

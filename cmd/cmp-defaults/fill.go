@@ -34,9 +34,10 @@ func (c *cli) explainCmd() *cobra.Command {
 		Short: "Show, object by object, which fields would be filled and why",
 		Long: `Explain fills like 'fill' but prints, for every object, each field that would be set,
 its value, the rule (a jq path), and the operator release and profile file it comes from.
-A directory argument is rendered first (Helm, Kustomize or plain manifests, default settings).`,
+A directory argument is rendered first (Helm, Kustomize or plain manifests), with -f/--values,
+--set*, -n/--namespace and --release-name when given.`,
 		Example: `  cmp-defaults explain --operator external-secrets@2.5.0 examples/plain/externalsecret.yaml
-  cmp-defaults explain --operator cert-manager@1.19.0 -o json certificate.yaml
+  cmp-defaults explain --operator external-secrets@2.5.0 -o json examples/kustomize/overlays/prod
   cmp-defaults explain --operator external-secrets@2.5.0 examples/helm`,
 		RunE: c.runsOnInput(&o, &o.Args),
 	}
@@ -64,7 +65,7 @@ change value: the drift an operator upgrade creates or removes for your manifest
 Exit status: 0 when nothing changes, 3 when something does, 1 on errors, 2 on usage
 mistakes.`,
 		Example: `  cmp-defaults diff-releases external-secrets@2.6.0 external-secrets@2.7.0
-  cmp-defaults diff-releases external-secrets@2.6.0 external-secrets@2.7.0 externalsecret.yaml
+  cmp-defaults diff-releases external-secrets@2.6.0 external-secrets@2.7.0 examples/plain/externalsecret.yaml
   helm template my-chart | cmp-defaults diff-releases cert-manager@1.19.0 cert-manager@1.19.1 - -o json`,
 		Args: takes(2, -1, "two releases of one operator, OP@A OP@B (e.g. external-secrets@2.6.0 external-secrets@2.7.0), then optional inputs"),
 		RunE: c.runs(&o, func(args []string) { o.A, o.B, o.Inputs = args[0], args[1], args[2:] }),

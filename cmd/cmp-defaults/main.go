@@ -22,7 +22,6 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
-	"github.com/cmp-defaults/cmp-defaults/internal/report"
 	"github.com/cmp-defaults/cmp-defaults/internal/supervisor"
 )
 
@@ -154,11 +153,7 @@ func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int
 	}
 	io.WriteString(stderr, res.Notes)
 	if err == nil {
-		if res.Report != nil {
-			err = report.Write(out, res.Report, c.format)
-		} else {
-			out.Write(res.Output)
-		}
+		err = res.Write(out, c.format)
 	}
 	if err != nil {
 		var hint usageHint

@@ -41,7 +41,7 @@ and Argo CD shows no drift without ignoreDifferences.
 It runs as an Argo CD Config Management Plugin ('generate') and as a local CLI.`,
 		Example: `  cmp-defaults render --operator external-secrets@2.5.0 examples/plain
   cmp-defaults explain --operator external-secrets@2.5.0 examples/plain/externalsecret.yaml
-  cmp-defaults audit app.yaml --source examples/plain --operator external-secrets@2.5.0`,
+  cmp-defaults audit examples/argocd/app.yaml --source examples/plain --operator external-secrets@2.5.0`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       buildVersion(),
@@ -90,14 +90,7 @@ func buildVersion() string { return catalog.BuildVersion(version) }
 // refuses another with a usage error saying what the command takes.
 func takes(min, max int, what string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if len(args) >= min && (max < 0 || len(args) <= max) {
-			return nil
-		}
-		got := "no argument"
-		if len(args) > 0 {
-			got = fmt.Sprintf("%d argument(s) (%s)", len(args), strings.Join(args, " "))
-		}
-		return action.Usagef("got %s; '%s' takes %s", got, cmd.CommandPath(), what)
+		return action.ArgCount(cmd.CommandPath(), args, min, max, what)
 	}
 }
 

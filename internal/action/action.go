@@ -72,6 +72,19 @@ type UsageError struct{ Err error }
 func (e UsageError) Error() string { return e.Err.Error() }
 func (e UsageError) Unwrap() error { return e.Err }
 
+// ArgCount refuses a number of arguments outside min to max (-1: no
+// limit), saying what the command takes.
+func ArgCount(command string, args []string, min, max int, what string) error {
+	if len(args) >= min && (max < 0 || len(args) <= max) {
+		return nil
+	}
+	got := "no argument"
+	if len(args) > 0 {
+		got = fmt.Sprintf("%d argument(s) (%s)", len(args), strings.Join(args, " "))
+	}
+	return Usagef("got %s; '%s' takes %s", got, command, what)
+}
+
 // Usagef is a UsageError.
 func Usagef(format string, a ...any) error { return UsageError{fmt.Errorf(format, a...)} }
 
@@ -96,6 +109,16 @@ type Result struct {
 	// difference): exit 3 after the output, Summary on stderr when set.
 	Found   bool
 	Summary string
+}
+
+// Write writes the result for stdout: its report in format (report.Write),
+// else its output as it is.
+func (r *Result) Write(w io.Writer, format string) error {
+	if r.Report != nil {
+		return report.Write(w, r.Report, format)
+	}
+	_, err := w.Write(r.Output)
+	return err
 }
 
 // Report is a typed report, written as text, JSON or YAML (report.Write).
