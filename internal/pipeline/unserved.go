@@ -69,7 +69,7 @@ func (u *Unserved) hint(st *operators.Store, res []*operators.Resolution, ob man
 	}
 	add := "add --operator " + strings.Join(adds, " or --operator ")
 	if u.CMP {
-		add = "add " + strings.Join(adds, " or ") + " to the parameter operators"
+		add = "select its release in the parameter operators (" + strings.Join(names, ": VERSION or ") + ": VERSION)"
 	}
 	who := "the operator " + names[0] + ", which is not selected"
 	if len(names) > 1 {
