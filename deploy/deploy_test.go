@@ -1,11 +1,13 @@
 package deploy
 
 import (
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,7 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// The sidecar contract (DESIGN.md §5, Argo CD's config-management-plugins docs).
+// The sidecar contract (Argo CD's config-management-plugins docs, docs/install.md).
 const (
 	sidecarName  = "cmp-defaults"
 	imageName    = "ghcr.io/cmp-defaults/cmp-defaults"
@@ -368,6 +370,9 @@ func TestInstallDocsPin(t *testing.T) {
 }
 
 type helmValues struct {
+	Configs struct {
+		Params map[string]any `json:"params"`
+	} `json:"configs"`
 	RepoServer struct {
 		ExtraContainers []corev1.Container `json:"extraContainers"`
 		Volumes         []corev1.Volume    `json:"volumes"`
@@ -425,4 +430,61 @@ func TestHelmValues(t *testing.T) {
 			t.Errorf("repoServer.volumes redefines %s, which the chart already has", vol.Name)
 		}
 	}
+}
+
+// The shipped values hold together: the sidecar's memory limit holds the CMP
+// server and as many runs of the per-run budget (supervisor and worker
+// together) as the repo-server starts at once, in both install paths.
+func TestMemoryBudgetFits(t *testing.T) {
+	const cmpServerMiB = 64
+	check := func(where string, c *corev1.Container, parallelism string) {
+		t.Helper()
+		p, err := strconv.Atoi(parallelism)
+		if err != nil || p <= 0 {
+			t.Errorf("%s: reposerver.parallelism.limit %q: want a positive number (0 or unset is unlimited, and no limit holds that)", where, parallelism)
+			return
+		}
+		budget := int64(768 << 20) // the binary's default
+		for _, e := range c.Env {
+			if e.Name == "CMP_DEFAULTS_MAX_MEMORY_BYTES" {
+				if budget, err = strconv.ParseInt(e.Value, 10, 64); err != nil {
+					t.Fatalf("%s: CMP_DEFAULTS_MAX_MEMORY_BYTES %q", where, e.Value)
+				}
+			}
+		}
+		limit := c.Resources.Limits.Memory().Value()
+		if need := int64(cmpServerMiB<<20) + int64(p)*budget; limit < need {
+			t.Errorf("%s: memory limit %d MiB < %d MiB for the CMP server + %d runs × %d MiB", where, limit>>20, need>>20, p, budget>>20)
+		}
+	}
+
+	fs := memFS(t, overlayDir, argoFixture)
+	k := readKustomization(t, fs, "/"+overlayDir)
+	k.Resources = []string{"../" + argoFixture}
+	writeKustomization(t, fs, "/"+overlayDir, k)
+	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fs, "/"+overlayDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parallelism := ""
+	for _, r := range m.Resources() {
+		if r.GetKind() == "ConfigMap" && r.GetName() == "argocd-cmd-params-cm" {
+			data := r.GetDataMap()
+			parallelism = data["reposerver.parallelism.limit"]
+		}
+	}
+	check("deploy/kustomize", container(&build(t, fs, "/"+overlayDir).Spec.Template.Spec, sidecarName), parallelism)
+
+	data, err := os.ReadFile("helm/values.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v helmValues
+	if err := yaml.UnmarshalStrict(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.RepoServer.ExtraContainers) != 1 {
+		t.Fatal("helm/values.yaml: want one extra container")
+	}
+	check("deploy/helm/values.yaml", &v.RepoServer.ExtraContainers[0], fmt.Sprint(v.Configs.Params["reposerver.parallelism.limit"]))
 }

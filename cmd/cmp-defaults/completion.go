@@ -15,6 +15,9 @@ func (c *cli) addCompletion(root *cobra.Command) {
 	root.InitDefaultCompletionCmd()
 	for _, sub := range root.Commands() {
 		if sub.Name() == "completion" {
+			for _, sh := range sub.Commands() {
+				sh.Args = takes(0, 0, "no arguments")
+			}
 			sub.Example = `  # bash, this session:
   source <(cmp-defaults completion bash)
   # zsh, every session:

@@ -13,8 +13,9 @@ import (
 )
 
 // The console examples of docs/migrating.md are run as written, against the
-// Application of its worked example, and must print what the page shows
-// (examples cut short with "...", and indented excerpts, are skipped).
+// Application of its worked example in a checkout holding the repository's
+// examples, and must print what the page shows (examples cut short with
+// "...", and indented excerpts, are skipped).
 func TestMigratingExamples(t *testing.T) {
 	repo, err := filepath.Abs("../..")
 	if err != nil {
@@ -32,7 +33,10 @@ func TestMigratingExamples(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "app.yaml"), app[1], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(filepath.Join(repo, "examples"), filepath.Join(dir, "examples")); err != nil {
+	if err := os.CopyFS(filepath.Join(dir, "examples"), os.DirFS(filepath.Join(repo, "examples"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	wd, _ := os.Getwd()
@@ -113,6 +117,68 @@ func TestClusterChecksRBACCoversCatalog(t *testing.T) {
 				t.Errorf("docs/cluster-checks.md: the ClusterRole does not grant get, create, patch on %s (%s)", g, op.Name)
 			}
 		}
+	}
+}
+
+// The README's quick start shows the first command's output with the
+// filled lines marked: every line it shows is printed, in order, and a line
+// marked "# filled" is one the fill added (the render without an operator
+// has it fewer times).
+func TestReadmeQuickStart(t *testing.T) {
+	doc, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := regexp.MustCompile("(?m)^go run ./cmd/cmp-defaults (render .*)$").FindSubmatch(doc)
+	block := regexp.MustCompile("(?s)```yaml\n(apiVersion: external-secrets.io/v1\n.*?)```").FindSubmatch(doc)
+	if cmd == nil || block == nil {
+		t.Fatal("README: no quick start command or no output block after it")
+	}
+	render := func(args []string) string {
+		var out, errb bytes.Buffer
+		if code := run(context.Background(), args, strings.NewReader(""), &out, &errb); code != 0 {
+			t.Fatalf("%s: exit %d: %s", args, code, errb.String())
+		}
+		return out.String()
+	}
+	args := strings.Fields(string(cmd[1]))
+	for i := range args {
+		if args[i] == "examples/helm" {
+			args[i] = "../../examples/helm"
+		}
+	}
+	filled := strings.Split(render(args), "\n")
+	var plain []string
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--operator" {
+			i++
+			continue
+		}
+		plain = append(plain, args[i])
+	}
+	unfilled := render(plain)
+	at, marked := 0, 0
+	for _, line := range strings.Split(string(block[1]), "\n") {
+		text, comment, _ := strings.Cut(line, "#")
+		text = strings.TrimRight(text, " ")
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		for at < len(filled) && filled[at] != text {
+			at++
+		}
+		if at == len(filled) {
+			t.Fatalf("README shows %q, which the quick start does not print there", text)
+		}
+		if strings.HasPrefix(strings.TrimSpace(comment), "filled") {
+			marked++
+			if strings.Count(strings.Join(filled, "\n"), text+"\n") <= strings.Count(unfilled, text+"\n") {
+				t.Errorf("README marks %q as filled, but the render without an operator prints it as often", text)
+			}
+		}
+	}
+	if marked == 0 {
+		t.Error("README marks no filled line")
 	}
 }
 

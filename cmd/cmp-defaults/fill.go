@@ -23,7 +23,7 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 	addOperators(f, &o.Operators)
 	addOutput(cmd, &o.Format, "output format", report.ManifestFormats)
 	addDirHelm(f, &o.Helm)
-	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "give up after this long")
+	addRendering(f, &o.Rendering)
 	return cmd
 }
 
@@ -44,6 +44,7 @@ A directory argument is rendered first (Helm, Kustomize or plain manifests), wit
 	f := cmd.Flags()
 	addOperators(f, &o.Operators)
 	addDirHelm(f, &o.Helm)
+	addRendering(f, &o.Rendering)
 	addReportOutput(cmd)
 	return cmd
 }
@@ -75,5 +76,6 @@ mistakes.`,
 	addStrict(f, &o.Operators)
 	addReportOutput(cmd)
 	addDirHelm(f, &o.Helm)
+	addRendering(f, &o.Rendering)
 	return cmd
 }

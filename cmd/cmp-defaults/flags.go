@@ -9,6 +9,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
 	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
 	"github.com/cmp-defaults/cmp-defaults/internal/report"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // flagError makes a flag error a usage error; a value refused by its own
@@ -16,41 +17,24 @@ import (
 func flagError(_ *cobra.Command, err error) error {
 	var iv *pflag.InvalidValueError
 	var ue action.UsageError
-	if errors.As(err, &iv) && errors.As(iv.Unwrap(), &ue) {
-		return ue
+	var fe *report.FormatError
+	if errors.As(err, &iv) && (errors.As(iv.Unwrap(), &ue) || errors.As(iv.Unwrap(), &fe)) {
+		return action.UsageError{Err: iv.Unwrap()}
 	}
 	return action.UsageError{Err: err}
-}
-
-// outputFormat is -o/--output, checked when the flag is parsed against the
-// formats its command writes (report.ReportFormats or ManifestFormats).
-type outputFormat struct {
-	dst     *string
-	allowed []string
 }
 
 // addOutput adds -o/--output, set into dst, and its completion; the first
 // allowed is the default.
 func addOutput(cmd *cobra.Command, dst *string, what string, allowed []string) {
 	*dst = allowed[0]
-	cmd.Flags().VarP(&outputFormat{dst, allowed}, "output", "o", what+": "+report.OneOf(allowed))
+	cmd.Flags().VarP(&report.Format{Dst: dst, Allowed: allowed}, "output", "o", what+": "+report.OneOf(allowed))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(allowed, cobra.ShellCompDirectiveNoFileComp))
 }
 
 // addReportOutput adds -o for a report: text, json or yaml.
 func addReportOutput(cmd *cobra.Command) {
 	addOutput(cmd, new(string), "output format", report.ReportFormats)
-}
-
-func (o *outputFormat) String() string { return *o.dst }
-func (o *outputFormat) Type() string   { return "string" }
-
-func (o *outputFormat) Set(s string) error {
-	if err := report.CheckFormat(s, o.allowed); err != nil {
-		return action.UsageError{Err: err}
-	}
-	*o.dst = s
-	return nil
 }
 
 // The flag sets below are shared by the commands, one per concern.
@@ -67,6 +51,13 @@ func addOperators(f *pflag.FlagSet, o *action.Operators) {
 	f.StringArrayVar(&o.Refs, "operator", nil, "operator release whose admission defaults to fill, NAME@VERSION (repeatable), e.g. external-secrets@2.5.0")
 	addProfileDirs(f, o)
 	addStrict(f, o)
+}
+
+// addRendering adds the flags of every command that renders a source
+// directory: the repository root and how long the run may take.
+func addRendering(f *pflag.FlagSet, r *action.Rendering) {
+	f.StringVar(&r.RepoRoot, "repo-root", "", "repository root: nothing outside it is read (default: the nearest parent directory with .git)")
+	f.DurationVar(&r.Timeout, "timeout", settings.DefaultTimeout, "give up reading, rendering and filling the input after this long")
 }
 
 // addHelm adds the Helm settings as helm spells them; each usage starts
@@ -104,7 +95,7 @@ func addClusterSource(f *pflag.FlagSet, o *action.ClusterSource) {
 	f.StringVarP(&o.Namespace, "namespace", "n", "", "namespace of objects that have none, and Helm's release namespace (default: the context's namespace)")
 	f.StringVar(&o.FieldManager, "field-manager", o.FieldManager, "field manager of the dry-run applies")
 	f.BoolVar(&o.AllKinds, "all-kinds", false, "include built-in kinds (core, apps, *.k8s.io, ...), skipped by default")
-	f.StringVar(&o.RepoRoot, "repo-root", "", "repository root for a DIR source; nothing outside it is read (default: nearest parent with .git, else DIR)")
+	addRendering(f, &o.Rendering)
 	addHelm(f, &o.Helm, "DIR source: ", false)
 	f.StringVar(&o.KubeVersion, "kube-version", "", "Helm .Capabilities.KubeVersion (default: the cluster's version)")
 	f.StringSliceVar(&o.APIVersions, "api-versions", nil, "Helm .Capabilities.APIVersions (default: what the cluster serves)")

@@ -19,9 +19,11 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
+	"github.com/cmp-defaults/cmp-defaults/internal/entry"
 	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/report"
 	"github.com/cmp-defaults/cmp-defaults/internal/supervisor"
 )
 
@@ -33,29 +35,25 @@ const (
 	exitFound = supervisor.ExitFound
 )
 
-// main reads the command line and the environment, the process's one
-// read of them, and runs the command: in a worker it supervises (Linux,
-// commands that read input), or in this process.
+// main runs the command: package entry has read the command line and the
+// environment (the process's one read of them) and, for a command that
+// reads input on Linux, already supervised its worker and exited; what
+// reaches main is the worker, or a command run in this process (help,
+// version, completion, other systems than Linux, a test binary).
 func main() {
 	// Helm and kustomize log progress through the default loggers; only
 	// warnings and errors belong on stderr, which Argo CD shows on failure.
 	slog.SetLogLoggerLevel(slog.LevelWarn)
 	// client-go logs what its errors say again; the errors are reported.
 	klog.SetLogger(logr.Discard())
-	args := os.Args[1:]
-	if len(args) > 0 && args[0] == supervisor.WorkerArg {
+	if entry.Worker {
 		os.Exit(worker())
 	}
-	environ := os.Environ()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	var code int
-	if supervisor.Supervises(args) {
-		// A reader that goes away is an error to report, not a signal to die of.
-		signal.Ignore(syscall.SIGPIPE)
-		code = supervisor.Parent(ctx, supervisor.Caller{Arg0: os.Args[0], Args: args, Environ: environ, Stdin: os.Stdin}, os.Stdout, os.Stderr)
-	} else {
-		code = runEnv(ctx, args, environ, os.Stdin, os.Stdout, os.Stderr, nil)
+	if supervisor.Supervises(entry.Args) {
+		os.Exit(entry.Supervise(entry.Arg0, entry.Args, entry.Environ))
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := runEnv(ctx, entry.Args, entry.Environ, os.Stdin, os.Stdout, os.Stderr, nil)
 	stop()
 	os.Exit(code)
 }
@@ -72,7 +70,11 @@ func worker() int {
 	// plugin, cancels renders and cluster requests; stdout stays empty.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return runEnv(ctx, job.Args, job.Environ, os.Stdin, os.Stdout, os.Stderr, supervisor.Report)
+	code := runEnv(ctx, job.Args, job.Environ, os.Stdin, os.Stdout, os.Stderr, supervisor.Report)
+	if code == exitError || code == exitUsage {
+		supervisor.ReportFailed() // its last line is its own Error:
+	}
+	return code
 }
 
 // limitsError is a bad limit in the environment (exit 2, no usage hint).
@@ -153,7 +155,9 @@ func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int
 	}
 	io.WriteString(stderr, res.Notes)
 	if err == nil {
-		err = res.Write(out, c.format)
+		if res.Report != nil {
+			err = report.Write(out, res.Report, c.format)
+		}
 	}
 	if err != nil {
 		var hint usageHint
@@ -164,7 +168,9 @@ func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int
 		}
 		return exitError
 	}
-	if werr := supervisor.WriteOut(stdout, out.Bytes()); werr != nil {
+	// The encoded objects are written as they are, not copied after
+	// cobra's output: a large stream is held once.
+	if werr := supervisor.WriteOut(stdout, out.Bytes(), res.Output); werr != nil {
 		fmt.Fprintln(stderr, "Error: "+werr.Error())
 		return exitError
 	}

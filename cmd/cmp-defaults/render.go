@@ -35,8 +35,7 @@ Nothing outside the repository root (the nearest parent with .git, or --repo-roo
 	f.StringArrayVar(&o.APIVersions, "api-versions", nil, "extra .Capabilities.APIVersions, group/version or group/version/Kind (repeatable or comma-separated)")
 	f.StringVar(&o.Include, "include", "", "directory sources: glob of files to include, e.g. '*.yaml' or '{a.yaml,b/*}'")
 	f.StringVar(&o.Exclude, "exclude", "", "directory sources: glob of files to exclude")
-	f.StringVar(&o.RepoRoot, "repo-root", "", "nothing outside this directory is read (default: nearest parent with .git, else DIR)")
-	f.DurationVar(&o.Timeout, "timeout", o.Timeout, "give up after this long")
+	addRendering(f, &o.Rendering)
 	return cmd
 }
 

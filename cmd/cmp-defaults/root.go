@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -41,7 +40,7 @@ and Argo CD shows no drift without ignoreDifferences.
 It runs as an Argo CD Config Management Plugin ('generate') and as a local CLI.`,
 		Example: `  cmp-defaults render --operator external-secrets@2.5.0 examples/plain
   cmp-defaults explain --operator external-secrets@2.5.0 examples/plain/externalsecret.yaml
-  cmp-defaults audit examples/argocd/app.yaml --source examples/plain --operator external-secrets@2.5.0`,
+  cmp-defaults audit examples/argocd/app.yaml --operator external-secrets@2.5.0`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       buildVersion(),
@@ -52,7 +51,6 @@ It runs as an Argo CD Config Management Plugin ('generate') and as a local CLI.`
 	root.SetVersionTemplate("cmp-defaults {{.Version}}\n")
 	c.addCompletion(root)
 	groupArgs(root)
-	usageArgs(root)
 	return root
 }
 
@@ -91,24 +89,6 @@ func buildVersion() string { return catalog.BuildVersion(version) }
 func takes(min, max int, what string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		return action.ArgCount(cmd.CommandPath(), args, min, max, what)
-	}
-}
-
-// usageArgs makes the argument checks of cmd and its subcommands return
-// usage errors, told apart by their type rather than their text.
-func usageArgs(cmd *cobra.Command) {
-	if check := cmd.Args; check != nil {
-		cmd.Args = func(cmd *cobra.Command, args []string) error {
-			err := check(cmd, args)
-			var ue action.UsageError
-			if err != nil && !errors.As(err, &ue) {
-				return action.UsageError{Err: err}
-			}
-			return err
-		}
-	}
-	for _, sub := range cmd.Commands() {
-		usageArgs(sub)
 	}
 }
 

@@ -2,130 +2,120 @@ package action
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"strings"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/argocd"
 	"github.com/cmp-defaults/cmp-defaults/internal/audit"
+	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
-	"github.com/cmp-defaults/cmp-defaults/internal/render"
 )
 
 // Audit classifies the ignoreDifferences rules of Applications (and
-// argocd-cm) against the application's filled manifests; Found when a rule
-// is redundant.
+// argocd-cm) against the applications' filled manifests: each
+// Application's own sources rendered from the repository root, or the
+// given manifests. Found when a rule is redundant.
 type Audit struct {
 	Operators
-	Helm      // for --manifests directories
+	Helm // for --manifests directories
+	Rendering
 	Apps      []string
 	ArgocdCM  []string
-	Source    string // the application's source directory, rendered
 	Manifests []string
-	RepoRoot  string
+	// Source, when set, stands in for the templated path of an
+	// ApplicationSet; a literal path must be this directory.
+	Source string
+	// RepoURL is the repository's URL as the Applications write it;
+	// "": the repository root's origin remote, if any.
+	RepoURL string
 }
 
 func (a *Audit) Run(ctx context.Context, env *Env) (*Result, error) {
 	switch {
-	case a.Source == "" && len(a.Manifests) == 0:
-		return nil, Usagef("give the application's manifests with --source DIR or --manifests FILE...")
 	case a.Source != "" && len(a.Manifests) > 0:
 		return nil, Usagef("give either --source DIR or --manifests FILE..., not both")
-	case a.Source != "" && a.Helm.Given():
-		return nil, Usagef("-f/--values, --set*, -n and --release-name apply to --manifests DIR; --source renders with the Application's own settings")
-	}
-	if len(a.Apps) == 0 && len(a.ArgocdCM) == 0 {
+	case len(a.Manifests) == 0 && a.Helm.Given():
+		return nil, Usagef("-f/--values, --set*, -n and --release-name apply to --manifests DIR; audit renders each Application with its own settings")
+	case len(a.Apps) == 0 && len(a.ArgocdCM) == 0:
 		return nil, Usagef("name the Application or ApplicationSet files to audit (APP.yaml...), or --argocd-cm")
 	}
-	read, used := env.inputs(ctx, &a.Helm)
+	var rep *audit.Report
+	err := env.within(ctx, a.Rendering, func(ctx context.Context) (err error) {
+		rep, err = a.run(ctx, env)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Report: rep, Found: rep.Summary.Redundant > 0}, nil
+}
+
+func (a *Audit) run(ctx context.Context, env *Env) (*audit.Report, error) {
+	read, used := env.inputs(ctx, &a.Helm, a.Rendering)
 	found, err := argocd.Collect(a.Apps, a.ArgocdCM, read.All, func(file string) ([]byte, error) { return manifest.ReadFile(file, env.Sidecar.MaxInput) })
 	if err != nil {
 		return nil, err
 	}
 	env.Warn(found.Warnings...)
-	var src *argocd.Source
-	if len(found.Sources) > 0 {
-		src = &found.Sources[0]
-	}
-	var targets []*audit.Target
-	var res []*operators.Resolution
-	if a.Source != "" && src != nil && src.Plugin != nil {
-		// The Application names the plugin: render what generate renders.
-		targets, res, err = a.pluginSource(ctx, env, src)
-	} else {
-		targets, res, err = a.source(ctx, env, read.All, src)
-	}
-	if err != nil {
-		return nil, err
-	}
 	st, err := env.Store(a.Operators)
 	if err != nil {
 		return nil, err
 	}
-	rep := audit.Run(found.Rules, targets, res, audit.NewHistory(st))
+	hist := audit.NewHistory(st)
+	if len(a.Manifests) == 0 {
+		if len(found.Applications) == 0 {
+			return nil, Usagef("argocd-cm rules alone: give the applications' rendered manifests with --manifests FILE..., or Application files whose sources audit renders")
+		}
+		return a.renderApps(ctx, env, found, hist)
+	}
+	if len(a.Refs) == 0 {
+		return nil, Usagef("audit needs at least one --operator NAME@VERSION with --manifests: the operator releases running in the cluster")
+	}
+	e, res, err := env.Engine(ctx, a.Operators)
+	if err != nil {
+		return nil, err
+	}
+	objs, err := read.All(a.Manifests)
+	if err != nil {
+		return nil, err
+	}
+	targets, err := audit.FillTargets(e, objs)
+	if err != nil {
+		return nil, err
+	}
+	rep := audit.Run(found.Rules, targets, res, hist)
 	if rep.Summary.Redundant == 0 {
 		if err := helmUnused(&a.Helm, *used); err != nil {
 			return nil, err
 		}
 	}
-	return &Result{Report: rep, Found: rep.Summary.Redundant > 0}, nil
+	return rep, nil
 }
 
-// source renders (--source) or reads (--manifests) the application's
-// manifests and fills them with the --operator releases.
-func (a *Audit) source(ctx context.Context, env *Env, read func([]string) ([]manifest.Object, error), src *argocd.Source) ([]*audit.Target, []*operators.Resolution, error) {
-	if len(a.Refs) == 0 {
-		return nil, nil, Usagef("audit needs at least one --operator NAME@VERSION: the operator releases running in the cluster (or an Application whose source uses plugin cmp-defaults with its operators, and --source)")
-	}
-	e, res, err := env.Engine(ctx, a.Operators)
-	if err != nil {
-		return nil, nil, err
-	}
-	var objs []manifest.Object
-	if a.Source != "" {
-		var opt render.Options
-		if opt, err = sourceDir(env, a.Source, a.RepoRoot, argocd.Settings(src)); err == nil {
-			opt.Warn = func(m string) { env.Warn(m) }
-			objs, err = render.Render(ctx, opt)
+// engine is the engine of the --operator releases, compiled once per run.
+func (a *Audit) engine(ctx context.Context, env *Env, cache *flagEngine) (*defaults.Engine, []*operators.Resolution, error) {
+	if cache.e == nil {
+		e, res, err := env.Engine(ctx, a.Operators)
+		if err != nil {
+			return nil, nil, err
 		}
-	} else {
-		objs, err = read(a.Manifests)
+		cache.e, cache.res = e, res
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	targets, err := audit.FillTargets(e, objs)
-	return targets, res, err
+	return cache.e, cache.res, nil
 }
 
-// sourceDir checks that --source is a directory and builds its render
-// options as every command does.
-func sourceDir(env *Env, dir, repoRoot string, s render.Settings) (render.Options, error) {
-	opt, err := render.NewOptions(dir, repoRoot, env.Sidecar.MaxInput, s)
-	if err != nil {
-		return opt, err
-	}
-	fi, err := os.Stat(opt.Dir)
-	if err != nil {
-		return opt, fmt.Errorf("source %s: %v", dir, manifest.PathErr(err))
-	}
-	if !fi.IsDir() {
-		return opt, Usagef("source %s is not a directory; pass rendered files with --manifests", dir)
-	}
-	return opt, nil
+type flagEngine struct {
+	e   *defaults.Engine
+	res []*operators.Resolution
 }
 
-// pluginSource renders an Application whose source names the cmp-defaults
-// plugin exactly as generate renders it (argocd.Source.PluginConfig, and the same
-// render and fill). --operator, when given, overrides its operators.
-func (a *Audit) pluginSource(ctx context.Context, env *Env, src *argocd.Source) ([]*audit.Target, []*operators.Resolution, error) {
-	dir, err := sourceDir(env, a.Source, a.RepoRoot, render.Settings{})
-	if err != nil {
-		return nil, nil, err
-	}
-	cfg, err := src.PluginConfig(dir.Dir, dir.RepoRoot, env.Sidecar)
+// pluginSource renders an Application source that names the cmp-defaults
+// plugin exactly as generate renders it (argocd.Source.PluginConfig, and
+// the same render and fill), in dir of the repository root. --operator,
+// when given, overrides its operators.
+func (a *Audit) pluginSource(ctx context.Context, env *Env, src *argocd.Source, dir, root string) ([]*audit.Target, []*operators.Resolution, error) {
+	cfg, err := src.PluginConfig(dir, root, env.Sidecar)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -143,7 +133,8 @@ func (a *Audit) pluginSource(ctx context.Context, env *Env, src *argocd.Source) 
 	// The job generate would run, named as audit's flags: an empty source
 	// is what it would be for generate (allow-empty).
 	j := Job{Job: cmpJob(cfg, env.selection(o, o.Refs), env.Sidecar.MaxInput), Names: flags}
-	j.Record, j.TimeoutName = true, flags.Of("timeout")
+	// audit's deadline is --timeout, not the Application's.
+	j.Record, j.Timeout, j.TimeoutName = true, a.timeout(), flags.Of("timeout")
 	res, err := env.runJob(ctx, j)
 	if err != nil {
 		return nil, nil, err

@@ -23,8 +23,8 @@ type ClusterSource struct {
 	Namespace    string // of objects that have none, and Helm's (default: the context's)
 	FieldManager string // of the dry-run applies
 	AllKinds     bool   // include built-in kinds
-	RepoRoot     string
-	Helm         Helm // its Namespace is unused: Namespace above is Helm's too
+	Rendering           // the render of a DIR; cluster requests have Cluster.Timeout
+	Helm         Helm   // its Namespace is unused: Namespace above is Helm's too
 	KubeVersion  string
 	APIVersions  []string // default: what the cluster serves
 	Args         []string
@@ -63,7 +63,9 @@ func (s *ClusterSource) SourceOptions(env *Env, dir, ns string, cl *cluster.Clie
 	if err != nil {
 		return render.Options{}, err
 	}
-	return render.NewOptions(dir, s.RepoRoot, env.Sidecar.MaxInput, set)
+	opt, err := render.NewOptions(dir, s.RepoRoot, env.Sidecar.MaxInput, set)
+	opt.Timeout = s.timeout()
+	return opt, err
 }
 
 // Check dry-runs the filled manifests on a cluster and reports where the

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"time"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/diff"
 	"github.com/cmp-defaults/cmp-defaults/internal/explain"
@@ -18,13 +17,15 @@ import (
 type Fill struct {
 	Operators
 	Helm
-	Args    []string
-	Timeout time.Duration
-	Format  string // yaml or json
+	Rendering
+	Args   []string
+	Format string // yaml or json
 }
 
 // NewFill is a fill with the defaults of the flags.
-func NewFill() *Fill { return &Fill{Timeout: settings.DefaultTimeout, Format: "yaml"} }
+func NewFill() *Fill {
+	return &Fill{Rendering: Rendering{Timeout: settings.DefaultTimeout}, Format: "yaml"}
+}
 
 func (f *Fill) Run(ctx context.Context, env *Env) (*Result, error) {
 	e, res, err := env.Engine(ctx, f.Operators)
@@ -42,9 +43,9 @@ func (f *Fill) Run(ctx context.Context, env *Env) (*Result, error) {
 		out.Grow(int(2 * n))
 		guard.LowerMemoryLimit(48<<20 + 2*n)
 	}
-	env.deadline(f.Timeout, flags.Of("timeout"))
-	r, used := env.inputs(ctx, &f.Helm)
-	st := pipeline.Stream{Timeout: f.Timeout, TimeoutName: flags.Of("timeout"), Format: f.Format, Out: &out,
+	env.deadline(f.timeout(), flags.Of("timeout"))
+	r, used := env.inputs(ctx, &f.Helm, f.Rendering)
+	st := pipeline.Stream{Timeout: f.timeout(), TimeoutName: flags.Of("timeout"), Format: f.Format, Out: &out,
 		Store: env.store, Releases: res, Strict: f.Strict, Warnings: &env.Warnings}
 	n := 0
 	err = st.Run(ctx, e, func(fn func(manifest.Object) error) error {
@@ -77,6 +78,7 @@ func (f *Fill) Run(ctx context.Context, env *Env) (*Result, error) {
 type Explain struct {
 	Operators
 	Helm
+	Rendering
 	Args []string
 }
 
@@ -88,7 +90,11 @@ func (x *Explain) Run(ctx context.Context, env *Env) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	objs, err := env.readAll(ctx, &x.Helm, x.Args)
+	var objs []manifest.Object
+	err = env.within(ctx, x.Rendering, func(ctx context.Context) (err error) {
+		objs, err = env.readAll(ctx, &x.Helm, x.Rendering, x.Args)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -107,6 +113,7 @@ func (x *Explain) Run(ctx context.Context, env *Env) (*Result, error) {
 type DiffReleases struct {
 	Operators // directories and strictness; the releases are A and B
 	Helm
+	Rendering
 	A, B   string
 	Inputs []string
 }
@@ -134,7 +141,11 @@ func (d *DiffReleases) Run(ctx context.Context, env *Env) (*Result, error) {
 		rep = diff.Profiles(ra[0], rb[0])
 	} else {
 		// Directories are rendered (plain, Helm, Kustomize) as by fill.
-		objs, err := env.readAll(ctx, &d.Helm, d.Inputs)
+		var objs []manifest.Object
+		err := env.within(ctx, d.Rendering, func(ctx context.Context) (err error) {
+			objs, err = env.readAll(ctx, &d.Helm, d.Rendering, d.Inputs)
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}

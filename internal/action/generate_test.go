@@ -127,7 +127,7 @@ spec:
 	if err != nil || len(res.Output) != 0 {
 		t.Fatalf("generate: %v, output %+v", err, res)
 	}
-	a := &Audit{Apps: []string{app}, Source: dir, RepoRoot: dir}
+	a := &Audit{Apps: []string{app}, Rendering: Rendering{RepoRoot: dir}}
 	res, err = a.Run(t.Context(), newEnv(t))
 	if err != nil {
 		t.Fatalf("audit of the same Application: %v", err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"maps"
 	"slices"
-	"time"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
@@ -30,17 +29,19 @@ type Job struct {
 type Render struct {
 	Operators
 	Helm
-	Dir, RepoRoot    string
+	Rendering
+	Dir              string
 	KubeVersion      string
 	APIVersions      []string // comma lists allowed
 	Include, Exclude string
-	Timeout          time.Duration
 	Format           string // yaml or json
 }
 
 // NewRender is a render of the current directory with the defaults of
 // the flags.
-func NewRender() *Render { return &Render{Dir: ".", Timeout: settings.DefaultTimeout, Format: "yaml"} }
+func NewRender() *Render {
+	return &Render{Dir: ".", Rendering: Rendering{Timeout: settings.DefaultTimeout}, Format: "yaml"}
+}
 
 // Job is the job the flags ask for, with the sidecar settings side.
 func (r *Render) Job(side plugin.Sidecar) (Job, error) {
@@ -48,7 +49,7 @@ func (r *Render) Job(side plugin.Sidecar) (Job, error) {
 	s.Include, s.Exclude = r.Include, r.Exclude
 	s.KubeVersion, s.APIVersions = r.KubeVersion, plugin.SplitList(r.APIVersions...)
 	src, err := render.NewOptions(r.Dir, r.RepoRoot, side.MaxInput, s)
-	return Job{Job: pipeline.Job{Source: src, Selection: selection(r.Operators, r.Refs, side), Timeout: r.Timeout, TimeoutName: flags.Of("timeout"),
+	return Job{Job: pipeline.Job{Source: src, Selection: selection(r.Operators, r.Refs, side), Timeout: r.timeout(), TimeoutName: flags.Of("timeout"),
 		ReleaseNameSet: r.ReleaseName != "", NamespaceSet: r.Namespace != "", Format: r.Format}, Names: flags}, err
 }
 

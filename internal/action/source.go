@@ -36,19 +36,21 @@ func (env *Env) reader(dir func(string) ([]manifest.Object, error)) *manifest.Re
 }
 
 // inputs reads FILE, '-' and DIR arguments; directories render with h
-// (empty: default settings, release name = directory name). used reports
-// whether a directory took h.
-func (env *Env) inputs(ctx context.Context, h *Helm) (r *manifest.Reader, used *bool) {
+// (empty: default settings, release name = directory name) inside ren's
+// repository root, each under its deadline. used reports whether a
+// directory took h.
+func (env *Env) inputs(ctx context.Context, h *Helm, ren Rendering) (r *manifest.Reader, used *bool) {
 	used = new(bool)
 	r = env.reader(func(dir string) ([]manifest.Object, error) {
 		var s render.Settings // default settings, unless given
 		if h.Given() {
 			s = h.settings()
 		}
-		opt, err := render.NewOptions(dir, "", env.Sidecar.MaxInput, s)
+		opt, err := render.NewOptions(dir, ren.RepoRoot, env.Sidecar.MaxInput, s)
 		if err != nil {
 			return nil, err
 		}
+		opt.Timeout = ren.timeout()
 		opt.Origins = true // a command's inputs: locate each object (explain, errors)
 		if h.Given() {
 			if opt.Kind, err = render.Detect(opt.Dir); err != nil {
@@ -68,8 +70,8 @@ func (env *Env) inputs(ctx context.Context, h *Helm) (r *manifest.Reader, used *
 
 // readAll reads args with h, and refuses Helm settings that no directory
 // argument took: the user believes they did something.
-func (env *Env) readAll(ctx context.Context, h *Helm, args []string) ([]manifest.Object, error) {
-	r, used := env.inputs(ctx, h)
+func (env *Env) readAll(ctx context.Context, h *Helm, ren Rendering, args []string) ([]manifest.Object, error) {
+	r, used := env.inputs(ctx, h, ren)
 	objs, err := r.All(args)
 	if err == nil {
 		err = helmUnused(h, *used)

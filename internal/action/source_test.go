@@ -12,9 +12,7 @@ import (
 )
 
 // Every command builds the render options of a source directory the same
-// way. check once defaulted the repository root to DIR, check and audit
-// --source ignored CMP_DEFAULTS_MAX_INPUT_BYTES, and the timeouts were
-// none, 40 s and 2 minutes.
+// way: the same repository root, input limit and default timeout.
 func TestSourceOptionsAgree(t *testing.T) {
 	dir := filepath.Join("..", "..", "examples", "helm")
 	repo, err := filepath.Abs(filepath.Join("..", ".."))
@@ -33,7 +31,11 @@ func TestSourceOptionsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	audited, err := sourceDir(env, dir, "", argocd.Settings(&argocd.Source{}))
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	audited, err := (&Audit{}).sourceOptions(env, absDir, repo, argocd.Settings(&argocd.Source{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +47,7 @@ func TestSourceOptionsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, got := range map[string]render.Options{"check": checked, "audit --source": audited, "generate": generated.Source} {
+	for name, got := range map[string]render.Options{"check": checked, "audit": audited, "generate": generated.Source} {
 		if got.Dir != fromDir.Dir || got.RepoRoot != repo || got.ReleaseName != "helm" {
 			t.Errorf("%s: dir %s, repository root %s, release %s; want %s, %s, helm", name, got.Dir, got.RepoRoot, got.ReleaseName, fromDir.Dir, repo)
 		}

@@ -56,6 +56,8 @@ type Rule struct {
 	// puts namespaced objects without metadata.namespace there before it
 	// compares, so a rule's namespace is matched against it.
 	DefaultNamespace string `json:"-"`
+	// App is the Application the rule belongs to; nil for argocd-cm's.
+	App *App `json:"-"`
 }
 
 // Target says what the rule selects, as a person reads it.
@@ -86,26 +88,43 @@ type Found struct {
 	ConfigMaps int
 	// Warnings are things that were skipped, for stderr.
 	Warnings []string
-	// Sources are the Applications' sources, in order, for rendering.
-	Sources []Source
+	// Applications are the Applications and ApplicationSet templates read,
+	// in order, with their sources, for rendering.
+	Applications []*App
+}
+
+// App is one Application or ApplicationSet template: where it was
+// written, and its sources (spec.source, or every entry of spec.sources).
+type App struct {
+	Origin    Origin // Field is its spec: spec, or spec.template.spec
+	Namespace string // destination namespace
+	Sources   []Source
 }
 
 // Source is the part of an Application's source that rendering needs.
 type Source struct {
 	Where       string // file, document and the Application or ApplicationSet, for messages
-	Field       string // where the source is in it: spec.source or spec.template.spec.source
+	Field       string // where the source is in it: spec.source, spec.sources[1], spec.template.spec.source
 	App         string
 	Namespace   string // destination namespace
+	RepoURL     string
 	Path        string
+	Chart       string // a chart of a Helm repository: a remote source
+	Ref         string // a multi-source app's name for this source's files ($ref/...)
 	ReleaseName string
 	ValueFiles  []string
 	Values      string
 	Parameters  []HelmParameter
 	Include     string
 	Exclude     string
+	// Kustomize lists the spec.source.kustomize settings given, which
+	// audit does not apply.
+	Kustomize []string
 	// Plugin is set when the source names the cmp-defaults plugin: audit
 	// then renders it exactly as generate does.
 	Plugin *Plugin
+	// OtherPlugin names another config management plugin.
+	OtherPlugin string
 }
 
 // HelmParameter is spec.source.helm.parameters[].
@@ -174,7 +193,10 @@ func (f *Found) addApp(o manifest.Object, spec map[string]any, field string, isS
 	if templated(destNS) {
 		destNS = ""
 	}
-	if err := f.addSource(origin.Name, destNS, spec, fmt.Sprintf("%s: %s %s", o.Where(), origin.Kind, origin.Name), field); err != nil {
+	app := &App{Origin: origin, Namespace: destNS}
+	app.Origin.Field = field
+	f.Applications = append(f.Applications, app)
+	if err := app.addSources(spec, fmt.Sprintf("%s: %s %s", o.Where(), origin.Kind, origin.Name), field); err != nil {
 		return fmt.Errorf("%s: %s %s: %v", o.Where(), origin.Kind, origin.Name, err)
 	}
 	raw, ok := spec["ignoreDifferences"]
@@ -194,25 +216,36 @@ func (f *Found) addApp(o manifest.Object, spec map[string]any, field string, isS
 			}
 		}
 		r := &entries[i]
-		r.Origin, r.DefaultNamespace = origin, destNS
+		r.Origin, r.DefaultNamespace, r.App = origin, destNS, app
 		r.Origin.Field = fmt.Sprintf("%s.ignoreDifferences[%d]", field, i)
 		f.Rules = append(f.Rules, r)
 	}
 	return nil
 }
 
-func (f *Found) addSource(app, ns string, spec map[string]any, where, field string) error {
-	src, _ := spec["source"].(map[string]any)
-	if src == nil {
-		if l, _ := spec["sources"].([]any); len(l) > 0 {
-			src, _ = l[0].(map[string]any)
+// addSources reads spec.source, or each entry of spec.sources.
+func (a *App) addSources(spec map[string]any, where, field string) error {
+	if src, _ := spec["source"].(map[string]any); src != nil {
+		return a.addSource(src, where, field+".source")
+	}
+	for i, v := range asList(spec["sources"]) {
+		src, _ := v.(map[string]any)
+		if src == nil {
+			return fmt.Errorf("%s.sources[%d] is not an object", field, i)
+		}
+		if err := a.addSource(src, where, fmt.Sprintf("%s.sources[%d]", field, i)); err != nil {
+			return err
 		}
 	}
-	if src == nil {
-		return nil
-	}
-	s := Source{App: app, Namespace: ns, Where: where, Field: field + ".source"}
+	return nil
+}
+
+func (a *App) addSource(src map[string]any, where, field string) error {
+	s := Source{App: a.Origin.Name, Namespace: a.Namespace, Where: where, Field: field}
+	s.RepoURL, _ = src["repoURL"].(string)
 	s.Path, _ = src["path"].(string)
+	s.Chart, _ = src["chart"].(string)
+	s.Ref, _ = src["ref"].(string)
 	if h, _ := src["helm"].(map[string]any); h != nil {
 		s.ReleaseName, _ = h["releaseName"].(string)
 		for _, v := range asList(h["valueFiles"]) {
@@ -232,23 +265,35 @@ func (f *Found) addSource(app, ns string, spec map[string]any, where, field stri
 		s.Include, _ = d["include"].(string)
 		s.Exclude, _ = d["exclude"].(string)
 	}
+	if k, _ := src["kustomize"].(map[string]any); len(k) > 0 {
+		for key := range k {
+			s.Kustomize = append(s.Kustomize, key)
+		}
+		sort.Strings(s.Kustomize)
+	}
 	if pl, _ := src["plugin"].(map[string]any); pl != nil {
-		if name, _ := pl["name"].(string); name == "cmp-defaults" || strings.HasPrefix(name, "cmp-defaults-") {
+		name, _ := pl["name"].(string)
+		if name == "cmp-defaults" || strings.HasPrefix(name, "cmp-defaults-") {
 			app := &Plugin{Env: map[string]string{}}
 			if err := convert(pl["parameters"], &app.Parameters); err != nil {
-				return fmt.Errorf("spec.source.plugin.parameters: %v", err)
+				return fmt.Errorf("%s.plugin.parameters: %v", field, err)
 			}
 			var env []struct{ Name, Value string }
 			if err := convert(pl["env"], &env); err != nil {
-				return fmt.Errorf("spec.source.plugin.env: %v", err)
+				return fmt.Errorf("%s.plugin.env: %v", field, err)
 			}
 			for _, e := range env {
 				app.Env[e.Name] = e.Value
 			}
 			s.Plugin = app
+		} else {
+			s.OtherPlugin = name
+			if name == "" {
+				s.OtherPlugin = "(discovered)"
+			}
 		}
 	}
-	f.Sources = append(f.Sources, s)
+	a.Sources = append(a.Sources, s)
 	return nil
 }
 

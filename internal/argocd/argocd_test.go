@@ -146,10 +146,29 @@ data:
 	if len(f.Warnings) != 1 || !strings.Contains(f.Warnings[0], `unknown field "jqPathExpression"`) {
 		t.Errorf("warnings %v", f.Warnings)
 	}
-	if len(f.Sources) != 1 || f.Sources[0].ReleaseName != "r" || f.Sources[0].Path != "apps/a" || len(f.Sources[0].Parameters) != 1 {
-		t.Errorf("sources %+v", f.Sources)
+	if len(f.Applications) != 2 || len(f.Applications[0].Sources) != 1 {
+		t.Fatalf("applications %+v", f.Applications)
+	}
+	if s := f.Applications[0].Sources[0]; s.ReleaseName != "r" || s.Path != "apps/a" || len(s.Parameters) != 1 {
+		t.Errorf("sources %+v", f.Applications[0].Sources)
 	}
 	if _, err := overrideKey("a_b_c"); err == nil {
 		t.Error("a_b_c: want an error")
+	}
+}
+
+func TestSameRepo(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"https://github.com/example/gitops.git", "git@github.com:example/gitops", true},
+		{"https://github.com/Example/GitOps/", "ssh://git@github.com:22/example/gitops.git", true},
+		{"https://github.com/example/gitops", "https://github.com/example/other", false},
+		{"https://gitlab.example.com/a/b", "https://github.com/a/b", false},
+	} {
+		if got := SameRepo(tc.a, tc.b); got != tc.same {
+			t.Errorf("SameRepo(%q, %q) = %v", tc.a, tc.b, got)
+		}
 	}
 }

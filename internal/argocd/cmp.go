@@ -77,7 +77,7 @@ func (s *Source) PluginConfig(dir, repoRoot string, side plugin.Sidecar) (*plugi
 	}
 	cfg, err := plugin.FromEnv(env, dir, side)
 	if err != nil {
-		return nil, fmt.Errorf("the plugin settings of Application %s (spec.source.plugin): %v", s.App, err)
+		return nil, fmt.Errorf("the plugin settings of Application %s (%s.plugin): %v", s.App, s.Field, err)
 	}
 	cfg.RepoRoot = repoRoot
 	return cfg, nil
@@ -130,4 +130,25 @@ func (f *Found) addConfigMaps(file string, objs []manifest.Object) error {
 		return fmt.Errorf("%s: no ConfigMap found (expected argocd-cm)", file)
 	}
 	return nil
+}
+
+// SameRepo says whether two repository URLs name the same repository, as
+// Argo CD compares them: scheme, user, port, letter case, a trailing
+// slash and ".git" aside, and scp-like git@host:path as host/path.
+func SameRepo(a, b string) bool { return normalizeRepo(a) == normalizeRepo(b) }
+
+func normalizeRepo(u string) string {
+	u = strings.ToLower(strings.TrimSpace(u))
+	if i := strings.Index(u, "://"); i >= 0 {
+		u = u[i+3:]
+	} else if at, colon := strings.Index(u, "@"), strings.Index(u, ":"); at >= 0 && colon > at {
+		u = u[:colon] + "/" + u[colon+1:] // git@host:org/repo
+	}
+	host, path, _ := strings.Cut(u, "/")
+	if _, h, ok := strings.Cut(host, "@"); ok {
+		host = h
+	}
+	host, _, _ = strings.Cut(host, ":")
+	path = strings.TrimSuffix(strings.TrimSuffix(path, "/"), ".git")
+	return host + "/" + path
 }

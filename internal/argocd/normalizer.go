@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gobwas/glob"
 	"github.com/itchyny/gojq"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/glob"
 	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
@@ -42,8 +42,9 @@ var clusterScoped = map[string]bool{
 	"ClusterGenerator": true,
 }
 
-// MatchGlob is Argo CD's util/glob.Match: a gobwas glob without separators;
-// a pattern that does not compile matches nothing.
+// MatchGlob is Argo CD's util/glob.Match: a gobwas glob without separators
+// (matched in linear time: internal/glob); a pattern that does not compile
+// matches nothing.
 func MatchGlob(pattern, text string) bool {
 	if pattern == text {
 		return true

@@ -7,8 +7,6 @@ package audit
 import (
 	"fmt"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/argocd"
@@ -32,6 +30,12 @@ const (
 	MatchesNothing Status = "matches-nothing"
 	// Invalid: Argo CD cannot use the expression at all.
 	Invalid Status = "invalid"
+	// OutOfScope: the rule matches only kinds no selected profile covers:
+	// it is not about admission defaults, so cmp-defaults has no say.
+	OutOfScope Status = "out-of-scope"
+	// NotAudited: it matches no rendered object, and a source of its
+	// Application was not rendered: its objects may be what it is about.
+	NotAudited Status = "not-audited"
 )
 
 // Why a remaining field is not covered.
@@ -117,6 +121,8 @@ type Summary struct {
 	StillNeeded     int `json:"stillNeeded"`
 	MatchesNothing  int `json:"matchesNothing"`
 	Invalid         int `json:"invalid"`
+	OutOfScope      int `json:"outOfScope"`
+	NotAudited      int `json:"notAudited"`
 }
 
 // Operator is one selected operator release.
@@ -132,10 +138,43 @@ func (o Operator) String() string {
 
 // Report is the whole audit.
 type Report struct {
-	Operators []Operator    `json:"operators"`
-	Objects   int           `json:"objects"`
-	Rules     []*RuleReport `json:"rules"`
-	Summary   Summary       `json:"summary"`
+	Operators []Operator `json:"operators"`
+	Objects   int        `json:"objects"`
+	// RepoRoot and Applications say what was rendered for which
+	// Application, when audit rendered their sources.
+	RepoRoot     string        `json:"repoRoot,omitempty"`
+	Applications []AppSources  `json:"applications,omitempty"`
+	Rules        []*RuleReport `json:"rules"`
+	Summary      Summary       `json:"summary"`
+}
+
+// AppSources says what audit rendered for one Application.
+type AppSources struct {
+	Origin    argocd.Origin  `json:"origin"` // field empty
+	Operators []string       `json:"operators"`
+	Sources   []SourceReport `json:"sources"`
+}
+
+// SourceReport is one source of an Application: the directory rendered,
+// or why it was not.
+type SourceReport struct {
+	Field    string `json:"field"`          // spec.source, spec.sources[1]
+	Path     string `json:"path,omitempty"` // as the Application writes it
+	Dir      string `json:"dir,omitempty"`  // rendered, relative to the repository root
+	Rendered bool   `json:"rendered"`
+	Objects  int    `json:"objects"`
+	Reason   string `json:"reason,omitempty"` // why it was not rendered
+}
+
+// Group is rules judged against the same filled objects: one
+// Application's, or argocd-cm's against every application's.
+type Group struct {
+	Rules    []*argocd.Rule
+	Targets  []*Target
+	Releases []*operators.Resolution // the operator releases that filled them
+	// Unrendered names the sources of the Application that were not
+	// rendered: a rule that matches nothing may be about their objects.
+	Unrendered []string
 }
 
 // Run audits every rule against the filled targets. res are the selected
@@ -143,40 +182,63 @@ type Report struct {
 // would fill from fields only a controller writes.
 // hist, when set, tells in which other releases a field was a default.
 func Run(rules []*argocd.Rule, targets []*Target, res []*operators.Resolution, hist *History) *Report {
-	rep := &Report{Operators: []Operator{}, Objects: len(targets), Rules: []*RuleReport{}}
+	return RunGroups([]Group{{Rules: rules, Targets: targets, Releases: res}}, hist)
+}
+
+// RunGroups audits each group's rules against its targets, in order, in
+// one report.
+func RunGroups(groups []Group, hist *History) *Report {
+	rep := &Report{Operators: []Operator{}, Rules: []*RuleReport{}}
+	for _, g := range groups {
+		rep.addOperators(g.Releases)
+		rep.Objects += len(g.Targets)
+		defs := NewDefaults(g.Releases)
+		defs.hist = hist
+		for _, t := range g.Targets {
+			t.prepare()
+		}
+		for _, r := range g.Rules {
+			rr := auditRule(r, g.Targets, defs, g.Unrendered)
+			rep.Rules = append(rep.Rules, rr)
+			rep.Summary.count(rr)
+		}
+	}
+	return rep
+}
+
+func (rep *Report) addOperators(res []*operators.Resolution) {
 	for _, r := range res {
 		op := Operator{Name: r.Operator, Release: r.Requested}
 		if r.Profile != nil {
 			op.Profile = r.Profile.Version
 		}
-		rep.Operators = append(rep.Operators, op)
-	}
-	defs := NewDefaults(res)
-	defs.hist = hist
-	for _, t := range targets {
-		t.prepare()
-	}
-	for _, r := range rules {
-		rr := auditRule(r, targets, defs)
-		rep.Rules = append(rep.Rules, rr)
-		rep.Summary.Rules++
-		for _, c := range rr.Checks {
-			rep.Summary.Checks++
-			switch c.Status {
-			case Redundant:
-				rep.Summary.Redundant++
-			case PartlyRedundant:
-				rep.Summary.PartlyRedundant++
-			case StillNeeded:
-				rep.Summary.StillNeeded++
-			case MatchesNothing:
-				rep.Summary.MatchesNothing++
-			case Invalid:
-				rep.Summary.Invalid++
-			}
+		if !slices.Contains(rep.Operators, op) {
+			rep.Operators = append(rep.Operators, op)
 		}
 	}
-	return rep
+}
+
+func (s *Summary) count(rr *RuleReport) {
+	s.Rules++
+	for _, c := range rr.Checks {
+		s.Checks++
+		switch c.Status {
+		case Redundant:
+			s.Redundant++
+		case PartlyRedundant:
+			s.PartlyRedundant++
+		case StillNeeded:
+			s.StillNeeded++
+		case MatchesNothing:
+			s.MatchesNothing++
+		case Invalid:
+			s.Invalid++
+		case OutOfScope:
+			s.OutOfScope++
+		case NotAudited:
+			s.NotAudited++
+		}
+	}
 }
 
 func (t *Target) prepare() {
@@ -212,7 +274,7 @@ func (t *Target) apiVersionKind() (string, string) {
 	return av, k
 }
 
-func auditRule(r *argocd.Rule, targets []*Target, defs *Defaults) *RuleReport {
+func auditRule(r *argocd.Rule, targets []*Target, defs *Defaults, unrendered []string) *RuleReport {
 	rr := &RuleReport{Origin: r.Origin, Group: r.Group, Kind: r.Kind, Name: r.Name, Namespace: r.Namespace, Matched: []ObjectRef{}, Checks: []*Check{}, rule: r}
 	var matched []*Target
 	for _, t := range targets {
@@ -227,31 +289,38 @@ func auditRule(r *argocd.Rule, targets []*Target, defs *Defaults) *RuleReport {
 		return c
 	}
 	if len(matched) == 0 {
-		rr.Hint = hint(r, targets)
-		reason := "no rendered object has " + r.Target()
-		if rr.Hint != "" {
-			reason += "; " + rr.Hint
-		}
-		reason += ". The rule has no effect on this application: fix or delete it"
-		for _, p := range r.JSONPointers {
-			c := newCheck("jsonPointer", p)
-			c.Status, c.Reason = MatchesNothing, reason
-		}
-		for _, e := range r.JQPathExpressions {
-			c := newCheck("jqPathExpression", e)
-			c.Status, c.Reason = MatchesNothing, reason
-		}
-		for _, m := range r.ManagedFieldsManagers {
-			c := newCheck("managedFieldsManager", m)
-			c.Status, c.Reason = MatchesNothing, reason
+		status, reason := unmatched(r, targets, unrendered, rr)
+		for _, c := range allChecks(r, newCheck) {
+			c.Status, c.Reason = status, reason
 		}
 		return rr
 	}
+	// Only kinds a selected profile covers have admission defaults that
+	// cmp-defaults fills; the rule is judged on those objects alone.
+	var covered []*Target
+	var others []string
+	for _, t := range matched {
+		if g, k := argocd.GroupKind(t.Object.Data); defs.covers(g) {
+			covered = append(covered, t)
+		} else if gk := groupKind(g, k); !slices.Contains(others, gk) {
+			others = append(others, gk)
+		}
+	}
+	if len(covered) == 0 {
+		reason := fmt.Sprintf("no selected operator profile covers %s; this rule is not about admission defaults (all that cmp-defaults fills), so audit does not judge it: keep it while something in the cluster writes the field, such as an HPA scaling .spec.replicas", strings.Join(others, ", "))
+		for _, c := range allChecks(r, newCheck) {
+			c.Status, c.Reason = OutOfScope, reason
+			if err := invalid(c); err != "" {
+				c.Status, c.Reason = Invalid, err
+			}
+		}
+		return rr
+	}
+	matched = covered
 	for _, p := range r.JSONPointers {
 		c := newCheck("jsonPointer", p)
-		if _, _, err := argocd.Pointer(map[string]any{}, p); err != nil {
-			c.Status = Invalid
-			c.Reason = err.Error() + "; Argo CD's remove patch does not find the field, so it ignores nothing: write it as /" + strings.TrimLeft(p, "/")
+		if msg := invalid(c); msg != "" {
+			c.Status, c.Reason = Invalid, msg
 			continue
 		}
 		col := newCollector(c)
@@ -274,8 +343,7 @@ func auditRule(r *argocd.Rule, targets []*Target, defs *Defaults) *RuleReport {
 		c := newCheck("jqPathExpression", e)
 		code, err := argocd.CompileJQ(e)
 		if err != nil {
-			c.Status = Invalid
-			c.Reason = fmt.Sprintf("not a valid jq path expression (%v); Argo CD cannot build its diff normalizer and the application's comparison fails", err)
+			c.Status, c.Reason = Invalid, invalid(c)
 			continue
 		}
 		col := newCollector(c)
@@ -455,90 +523,4 @@ func (col *collector) classify(r *argocd.Rule, defs *Defaults, sp *staticPath, a
 		c.Status = StillNeeded
 		c.Reason = "it selects nothing in the desired objects: the fields it names are absent from Git and are not admission defaults of the selected profiles; likely written by a controller after admission; keep it" + failNote
 	}
-}
-
-func liveOnly(history []string) string {
-	if len(history) > 0 {
-		return "admission defaults in " + strings.Join(history, ", ") + ", kept by objects created then"
-	}
-	return "live only, likely written by a controller"
-}
-
-// keepExpressions is the narrowed rule: the fields absent from Git and not
-// defaults, as jsonPointers or jqPathExpressions.
-func keepExpressions(remaining []Field, asPointer bool) []string {
-	var out []string
-	for _, f := range remaining {
-		if f.Reason != NotInGit {
-			continue
-		}
-		e := f.Path
-		if asPointer && f.path != nil {
-			e = jsonPointer(f.path)
-		}
-		if !slices.Contains(out, e) {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// jsonPointer writes a path as an RFC 6901 pointer.
-func jsonPointer(p tree.Path) string {
-	var b strings.Builder
-	for _, s := range p {
-		b.WriteByte('/')
-		switch s := s.(type) {
-		case int:
-			b.WriteString(strconv.Itoa(s))
-		default:
-			b.WriteString(strings.ReplaceAll(strings.ReplaceAll(fmt.Sprint(s), "~", "~0"), "/", "~1"))
-		}
-	}
-	return b.String()
-}
-
-// missingParent names the first missing ancestor of the field at p, as a
-// JSON pointer; "" when the parent exists.
-func missingParent(doc any, p tree.Path) string {
-	for i := 1; i < len(p); i++ {
-		if _, ok := p[:i].Lookup(doc); !ok {
-			return jsonPointer(p[:i])
-		}
-	}
-	return ""
-}
-
-// hint explains why a rule matched nothing when a near miss exists.
-func hint(r *argocd.Rule, targets []*Target) string {
-	groups := map[string]bool{}
-	var names []string
-	for _, t := range targets {
-		g, k := argocd.GroupKind(t.Object.Data)
-		if !strings.EqualFold(k, r.Kind) {
-			continue
-		}
-		if !argocd.MatchGlob(r.Group, g) || !argocd.MatchGlob(r.Kind, k) {
-			groups[fmt.Sprintf("group %q, kind %s", g, k)] = true
-			continue
-		}
-		n := argocd.Meta(t.Object.Data, "name")
-		if ns := argocd.Meta(t.Object.Data, "namespace"); ns != "" {
-			n = ns + "/" + n
-		}
-		names = append(names, n)
-	}
-	if len(groups) > 0 {
-		l := make([]string, 0, len(groups))
-		for g := range groups {
-			l = append(l, g)
-		}
-		sort.Strings(l)
-		return "objects of that kind have " + strings.Join(l, " or ") + " (wrong group or kind?)"
-	}
-	if len(names) > 0 {
-		sort.Strings(names)
-		return fmt.Sprintf("%s objects here are %s (check name and namespace)", r.Kind, strings.Join(names, ", "))
-	}
-	return ""
 }

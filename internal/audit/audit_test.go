@@ -232,16 +232,44 @@ func TestClassify(t *testing.T) {
 		},
 		{
 			name:          "managed fields",
-			rule:          &argocd.Rule{Group: "apps", Kind: "Deployment", ManagedFieldsManagers: []string{"kube-controller-manager"}},
+			rule:          &argocd.Rule{Group: "demo.io", Kind: "Widget", ManagedFieldsManagers: []string{"kube-controller-manager"}},
 			status:        StillNeeded,
 			reasonContain: "managedFieldsManagers",
 		},
 		{
-			name:          "replicas set in Git",
-			rule:          &argocd.Rule{Group: "apps", Kind: "Deployment", JSONPointers: []string{"/spec/replicas"}},
+			name:          "field of a covered kind set in Git",
+			rule:          &argocd.Rule{Group: "demo.io", Kind: "Widget", Name: "w1", JSONPointers: []string{"/spec/replicas"}},
 			status:        Redundant,
 			remaining:     []string{".spec.replicas"},
 			reasonContain: "leave the field out of Git",
+		},
+		{
+			// The classic HPA rule: no selected profile covers Deployments,
+			// so it is none of cmp-defaults' business (and no exit 3).
+			name:          "replicas of a Deployment",
+			rule:          &argocd.Rule{Group: "apps", Kind: "Deployment", JSONPointers: []string{"/spec/replicas"}},
+			status:        OutOfScope,
+			reasonContain: "no selected operator profile covers apps/Deployment; this rule is not about admission defaults",
+		},
+		{
+			name:          "managed fields of a Deployment",
+			rule:          &argocd.Rule{Group: "apps", Kind: "Deployment", ManagedFieldsManagers: []string{"kube-controller-manager"}},
+			status:        OutOfScope,
+			reasonContain: "not about admission defaults",
+		},
+		{
+			name:          "invalid expression on a kind no profile covers",
+			rule:          &argocd.Rule{Group: "apps", Kind: "Deployment", JQPathExpressions: []string{".spec.replicas["}},
+			status:        Invalid,
+			reasonContain: "not a valid jq path expression",
+		},
+		{
+			// A glob over covered and other kinds is judged on the covered
+			// objects: the Deployment's replicas set in Git do not count.
+			name:      "glob over covered and other kinds",
+			rule:      &argocd.Rule{Group: "*", Kind: "*", Namespace: "ns", JQPathExpressions: []string{".spec.replicas"}},
+			status:    Redundant,
+			remaining: []string{".spec.replicas"},
 		},
 		{
 			name:          "json pointer with a missing parent",
@@ -387,5 +415,24 @@ resources:
 	c = audit(withMutation)
 	if c.Status != Redundant {
 		t.Errorf("with a mutation rule: %s: %s %+v", c.Status, c.Reason, c.Filled)
+	}
+}
+
+// Out of scope never makes a finding: the summary counts it apart from
+// redundant rules, and the text says OUT OF SCOPE.
+func TestOutOfScopeSummary(t *testing.T) {
+	targets, res := setup(t)
+	rule := &argocd.Rule{Group: "apps", Kind: "Deployment", JSONPointers: []string{"/spec/replicas"},
+		Origin: argocd.Origin{Kind: "Application", Name: "web", File: "app.yaml", Field: "spec.ignoreDifferences[0]"}}
+	rep := Run([]*argocd.Rule{rule}, targets, res, nil)
+	if rep.Summary.Redundant != 0 || rep.Summary.OutOfScope != 1 {
+		t.Fatalf("summary %+v, want 1 out of scope and none redundant", rep.Summary)
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "OUT OF SCOPE: no selected operator profile covers apps/Deployment") || !strings.Contains(buf.String(), "0 redundant") {
+		t.Errorf("text:\n%s", buf.String())
 	}
 }

@@ -16,6 +16,7 @@ import (
 type Defaults struct {
 	kinds    map[string][]pattern // "apiVersion kind"
 	webhooks map[string]string    // "group kind": the operator's mutating webhook that matches it
+	groups   map[string]bool      // the API groups of the selected profiles' resources
 	hist     *History
 	ops      []string // selected operators, for history
 }
@@ -29,7 +30,7 @@ type pattern struct {
 
 // NewDefaults indexes the default paths of resolved profiles.
 func NewDefaults(res []*operators.Resolution) *Defaults {
-	d := &Defaults{kinds: map[string][]pattern{}, webhooks: map[string]string{}}
+	d := &Defaults{kinds: map[string][]pattern{}, webhooks: map[string]string{}, groups: map[string]bool{}}
 	for _, r := range res {
 		if r == nil || r.Profile == nil {
 			continue
@@ -42,6 +43,7 @@ func NewDefaults(res []*operators.Resolution) *Defaults {
 				maps[m] = true
 			}
 			key := rs.APIVersion() + " " + rs.Kind
+			d.groups[rs.Group] = true
 			if rs.Webhook != "" {
 				d.webhooks[rs.Group+" "+rs.Kind] = rs.Webhook + " (" + by.String() + ")"
 			}
@@ -273,4 +275,27 @@ func (d *Defaults) webhook(group, kind string) string {
 		return ""
 	}
 	return d.webhooks[group+" "+kind]
+}
+
+// covers says whether the group is one of the selected operators' (in
+// the selected releases or, with a history, in any of their releases):
+// the only kinds whose admission defaults cmp-defaults knows.
+func (d *Defaults) covers(group string) bool {
+	if d == nil {
+		return false
+	}
+	if d.groups[group] {
+		return true
+	}
+	for _, op := range d.ops {
+		if d.hist == nil {
+			break
+		}
+		for _, r := range d.hist.releases(op) {
+			if r.defs.groups[group] {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -22,6 +22,8 @@ var labels = map[Status]string{
 	StillNeeded:     "STILL NEEDED",
 	MatchesNothing:  "MATCHES NOTHING",
 	Invalid:         "INVALID",
+	OutOfScope:      "OUT OF SCOPE",
+	NotAudited:      "NOT AUDITED",
 }
 
 var fieldNames = map[string]string{
@@ -41,6 +43,7 @@ func (rep *Report) WriteText(w io.Writer) error {
 		ops = "no operator"
 	}
 	fmt.Fprintf(w, "Audit of %d ignoreDifferences rule(s) against %d object(s), filled with %s\n", rep.Summary.Rules, rep.Objects, ops)
+	rep.writeSources(w)
 	for _, rr := range rep.Rules {
 		fmt.Fprintf(w, "\n%s\n", rr.Origin)
 		switch n := len(rr.Matched); n {
@@ -76,12 +79,48 @@ func (rep *Report) WriteText(w io.Writer) error {
 		}
 	}
 	s := rep.Summary
-	fmt.Fprintf(w, "\n%d rule(s), %d check(s): %d redundant, %d partly redundant, %d still needed, %d match nothing, %d invalid\n",
+	fmt.Fprintf(w, "\n%d rule(s), %d check(s): %d redundant, %d partly redundant, %d still needed, %d match nothing, %d invalid",
 		s.Rules, s.Checks, s.Redundant, s.PartlyRedundant, s.StillNeeded, s.MatchesNothing, s.Invalid)
+	if s.OutOfScope > 0 {
+		fmt.Fprintf(w, ", %d out of scope", s.OutOfScope)
+	}
+	if s.NotAudited > 0 {
+		fmt.Fprintf(w, ", %d not audited", s.NotAudited)
+	}
+	fmt.Fprintln(w)
 	if s.Redundant > 0 {
 		fmt.Fprintln(w, "Delete the redundant expressions once cmp-defaults renders the application (docs/migrating.md).")
 	}
 	return nil
+}
+
+// writeSources says which directory was rendered for which Application.
+func (rep *Report) writeSources(w io.Writer) {
+	if len(rep.Applications) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "Sources rendered from the repository root %s:\n", rep.RepoRoot)
+	for _, a := range rep.Applications {
+		name := a.Origin.Name
+		if a.Origin.Namespace != "" {
+			name = a.Origin.Namespace + "/" + name
+		}
+		ops := "no operator"
+		if len(a.Operators) > 0 {
+			ops = strings.Join(a.Operators, ", ")
+		}
+		fmt.Fprintf(w, "  %s %s (%s:%d), filled with %s\n", a.Origin.Kind, name, a.Origin.File, a.Origin.Line, ops)
+		if len(a.Sources) == 0 {
+			fmt.Fprintln(w, "    no source")
+		}
+		for _, s := range a.Sources {
+			if s.Rendered {
+				fmt.Fprintf(w, "    %s: %s/ (%d object(s))\n", s.Field, s.Dir, s.Objects)
+			} else {
+				fmt.Fprintf(w, "    %s: not rendered: %s\n", s.Field, s.Reason)
+			}
+		}
+	}
 }
 
 func writeFields(w io.Writer, c *Check, where map[string]string) {

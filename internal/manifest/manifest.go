@@ -113,7 +113,7 @@ func shortKey(k string) string {
 
 // DefaultLimits are generous for real manifests and small enough to stop
 // hostile input early.
-var DefaultLimits = Limits{MaxDocuments: 200000, MaxDepth: 100, MaxExpandedBytes: DefaultMaxExpandedBytes}
+var DefaultLimits = Limits{MaxDocuments: 200000, MaxDepth: MaxDepth, MaxExpandedBytes: DefaultMaxExpandedBytes}
 
 type chunk struct {
 	data []byte
@@ -527,9 +527,10 @@ func NewEncoder(w io.Writer, format string) (*Encoder, error) {
 	switch format {
 	case "json", "", "yaml":
 	case JSONStream:
-		// HTML characters stay escaped (\u003c): Argo CD v2.14 passes the
-		// text of JSON objects through, and writes YAML's the same way.
+		// <, > and & as themselves: escaped, each is six bytes, so a
+		// source of them would grow sixfold; Argo CD decodes both alike.
 		e.stream = json.NewEncoder(w)
+		e.stream.SetEscapeHTML(false)
 	default:
 		return nil, fmt.Errorf("unknown output format %q (use yaml or json)", format)
 	}

@@ -499,12 +499,6 @@ func (r *reader) done(file string) error {
 	return nil
 }
 
-// IsCompiled says whether data starts like a compiled profile or index.
-func IsCompiled(data []byte) bool {
-	s := string(data[:min(len(data), len(magicProfile))])
-	return strings.HasPrefix(s, magicProfile) || strings.HasPrefix(s, magicIndex)
-}
-
 // UnmarshalCompiled reads a compiled profile; file names the YAML it was
 // compiled from, for messages and reports.
 func UnmarshalCompiled(file string, data []byte) (*Profile, error) {

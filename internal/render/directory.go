@@ -11,8 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/gobwas/glob"
-
+	"github.com/cmp-defaults/cmp-defaults/internal/glob"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 )
 
@@ -30,13 +29,13 @@ func manifestExt(name string) bool {
 	return false
 }
 
-func compileGlob(what, pattern string) (glob.Glob, error) {
+func compileGlob(what, pattern string) (*glob.Glob, error) {
 	if pattern == "" {
 		return nil, nil
 	}
 	g, err := glob.Compile(pattern)
 	if err != nil {
-		return nil, fmt.Errorf("%s pattern %q is not a valid glob: %v", what, pattern, err)
+		return nil, fmt.Errorf("%s pattern %.200q is not a valid glob: %v; write a shorter pattern, or list the files with {a.yaml,b/*.yaml}", what, pattern, err)
 	}
 	return g, nil
 }

@@ -22,13 +22,15 @@ func (r recordTransport) RoundTrip(*http.Request) (*http.Response, error) {
 }
 
 // FuzzKustomizePreflight: any resources/generators/components entry the
-// preflight accepts is a plain path inside the root, so that kustomize
-// itself, run without the offline guard, neither runs git nor sends an
-// HTTP request for it, nor reads outside the root.
+// preflight accepts is a plain path inside the root, and so is any file a
+// builtin plugin config names (written inline or in a file), so that
+// kustomize itself, run without the offline guard, neither runs git nor
+// sends an HTTP request for it, nor reads outside the root.
 func FuzzKustomizePreflight(f *testing.F) {
 	for _, s := range []string{"cm.yaml", "base", "github.com/evil/repo", "alice@127.0.0.1:repo.git", "https://example.com/x.yaml",
 		"git::https://h/r", "gh:o/r", "ssh://git@h/r.git", "file:///etc", "example.com:o/r", "GitHub.com/x/y", "base?ref=v1",
-		"../outside", "/etc/passwd", "x/_git/y", "r.git", "HTTP://h/x.yaml"} {
+		"../outside", "/etc/passwd", "x/_git/y", "r.git", "HTTP://h/x.yaml", "http://127.0.0.1:1/x", "hTtPs://localhost:1/x",
+		"k=http://127.0.0.1:1/x", "//127.0.0.1:1/x", "k=cm.yaml", "http:/127.0.0.1:1/x", " http://127.0.0.1:1/x"} {
 		f.Add(s)
 	}
 	bin := f.TempDir()
@@ -58,8 +60,21 @@ func FuzzKustomizePreflight(f *testing.F) {
 		write(t, root, "base/kustomization.yaml", "resources: [../cm.yaml]\n")
 		write(t, top, "outside/kustomization.yaml", "resources: []\n")
 		quoted := "'" + strings.ReplaceAll(entry, "'", "''") + "'"
-		for _, key := range []string{"resources", "generators", "components"} {
-			write(t, root, "kustomization.yaml", key+":\n- "+quoted+"\n")
+		gen := "apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata: {name: g}\nfiles:\n- " + quoted + "\nenvs:\n- " + quoted + "\n"
+		patch := "apiVersion: builtin\nkind: PatchTransformer\nmetadata: {name: p}\npath: " + quoted + "\ntarget: {kind: ConfigMap}\n"
+		write(t, root, "gen.yaml", gen)
+		write(t, root, "patch.yaml", patch)
+		for _, key := range []string{"resources", "generators", "components", "plugin inline", "plugin file", "transformer file"} {
+			switch key {
+			case "plugin inline":
+				write(t, root, "kustomization.yaml", "generators:\n- |\n"+indent(gen)+"\n")
+			case "plugin file":
+				write(t, root, "kustomization.yaml", "generators: [gen.yaml]\n")
+			case "transformer file":
+				write(t, root, "kustomization.yaml", "resources: [cm.yaml]\ntransformers: [patch.yaml]\n")
+			default:
+				write(t, root, "kustomization.yaml", key+":\n- "+quoted+"\n")
+			}
 			real, _ := filepath.EvalSymlinks(root)
 			if _, err := preflightKustomization(context.Background(), real, real, map[string]bool{}, newBudget(0)); err != nil {
 				continue
@@ -79,4 +94,9 @@ func FuzzKustomizePreflight(f *testing.F) {
 			}
 		}
 	})
+}
+
+// indent indents every line of s by two spaces.
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimSuffix(s, "\n"), "\n", "\n  ")
 }

@@ -17,6 +17,7 @@ import (
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
 	"helm.sh/helm/v4/pkg/engine"
+	release "helm.sh/helm/v4/pkg/release/v1"
 	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 	"helm.sh/helm/v4/pkg/strvals"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -81,6 +82,9 @@ func helmTemplate(ctx context.Context, opt Options) ([]manifest.Object, error) {
 		return nil, fmt.Errorf("chart %s is of type %q and cannot be rendered on its own (only application charts can); "+
 			"use it as a dependency of an application chart", chartDir, ch.Metadata.Type)
 	}
+	if err := addLocalDependencies(ctx, opt, ch, opt.Dir, 0); err != nil {
+		return nil, err
+	}
 	if err := checkDependencies(ch, chartDir); err != nil {
 		return nil, err
 	}
@@ -131,6 +135,9 @@ func helmTemplate(ctx context.Context, opt Options) ([]manifest.Object, error) {
 
 	var out []manifest.Object
 	for _, crd := range ch.CRDObjects() {
+		if opt.skip.crds {
+			break
+		}
 		objs, err := opt.decode(filepath.ToSlash(crd.Filename), crd.File.Data)
 		if err != nil {
 			return nil, fmt.Errorf("chart %s: CRD file: %w", chartDir, err)
@@ -147,6 +154,9 @@ func helmTemplate(ctx context.Context, opt Options) ([]manifest.Object, error) {
 		out = append(out, objs...)
 	}
 	for _, h := range hooks {
+		if opt.skip.hooks || opt.skip.tests && slices.ContainsFunc(h.Events, func(e release.HookEvent) bool { return e == release.HookTest }) {
+			continue
+		}
 		objs, err := docs.decode(h.Path, h.Manifest)
 		if err != nil {
 			return nil, fmt.Errorf("chart %s: rendered hook: %w", chartDir, err)

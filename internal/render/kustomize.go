@@ -1,13 +1,13 @@
 package render
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -24,7 +24,9 @@ import (
 // `--load-restrictor LoadRestrictionsNone`, except that the file system is
 // confined to the repository root: files anywhere in the repository may be
 // used, nothing outside it (not through "..", not through symbolic links).
-// Remote bases and Helm chart inflation are refused before anything runs.
+// Remote bases and charts are refused before anything runs; helmCharts
+// whose chart is a directory of the repository are rendered with the Helm
+// SDK (rootFS.inflate), not the helm binary.
 //
 // Objects come in kustomize's output order (legacy kind order unless the
 // kustomization sets sortOptions); their Source is the kustomization file
@@ -44,7 +46,8 @@ func kustomizeBuild(ctx context.Context, opt Options) ([]manifest.Object, error)
 	if err != nil {
 		return nil, fmt.Errorf("kustomization %s: %w", where, err)
 	}
-	fsys := &rootFS{root: opt.RepoRoot, disk: filesys.MakeFsOnDisk(), budget: opt.budget}
+	fsys := &rootFS{root: opt.RepoRoot, disk: filesys.MakeFsOnDisk(), budget: opt.budget, ctx: ctx,
+		kubeVersion: opt.KubeVersion, apiVersions: opt.APIVersions}
 	if opt.Origins {
 		fsys.track = kfile
 	}
@@ -160,183 +163,86 @@ var (
 	kustListKeys = []string{"resources", "bases", "components", "crds", "configurations",
 		"generators", "transformers", "validators", "patchesStrategicMerge"}
 	kustPathKeys = []string{"patches", "patchesJson6902", "replacements"}
-	kustHelmKeys = []string{"helmCharts", "helmGlobals", "helmChartInflationGenerator"}
 )
 
 // maxKustomizationBytes bounds one kustomization file, checked before it is read.
 const maxKustomizationBytes = 1 << 20
 
 // preflightKustomization walks the local kustomizations reachable from dir
-// and refuses, with a clear message, what would need the network or Helm.
-// It returns dir's kustomization file.
+// and refuses, with a clear message, what would need the network or the
+// helm binary, or would cost more than the budget allows. It returns dir's
+// kustomization file.
 func preflightKustomization(ctx context.Context, root, dir string, seen map[string]bool, b *budget) (string, error) {
 	kfile, _, err := preflightDir(ctx, root, dir, seen, b)
 	return kfile, err
 }
 
-// preflightDir is preflightKustomization that also counts the resource
-// documents below dir, to bound what patches with a target can generate.
-func preflightDir(ctx context.Context, root, dir string, seen map[string]bool, b *budget) (kfile string, docs int64, err error) {
+// reach is what a kustomization brings to the one that names it: its
+// resources (List items counted one by one), and the patches with a
+// target that it applies to the resources of the one naming it (a
+// component's patches).
+type reach struct {
+	docs     int64
+	patching int64
+}
+
+// preflightDir is preflightKustomization that also counts the resources
+// below dir, to bound what patches with a target can generate.
+func preflightDir(ctx context.Context, root, dir string, seen map[string]bool, b *budget) (kfile string, r reach, err error) {
 	kfile = findKustomization(dir)
 	if kfile == "" || seen[dir] {
-		return kfile, 0, nil
+		return kfile, reach{}, nil
 	}
 	seen[dir] = true
 	if err := ctx.Err(); err != nil {
-		return "", 0, err
+		return "", reach{}, err
 	}
 	name := rel(root, kfile)
 	if _, err := checkInside(root, kfile, name); err != nil {
-		return "", 0, err
+		return "", reach{}, err
 	}
 	data, err := readBounded(kfile, name, maxKustomizationBytes, b)
 	if err != nil {
-		return "", 0, err
+		return "", reach{}, err
 	}
-	if err := manifest.CheckYAML(data, b.limit()); err != nil {
-		return "", 0, fmt.Errorf("%s: %w", name, err)
+	if err := manifest.CheckYAMLShape(data, b.limit()); err != nil {
+		return "", reach{}, fmt.Errorf("%s: %w", name, err)
 	}
 	var k map[string]any
 	if err := yaml.Unmarshal(data, &k); err != nil {
-		return "", 0, fmt.Errorf("%s: malformed YAML: %v", name, err)
+		return "", reach{}, fmt.Errorf("%s: malformed YAML: %v", name, err)
 	}
-	for _, key := range kustHelmKeys {
-		if _, ok := k[key]; ok {
-			return "", 0, fmt.Errorf("%s uses %s: Helm charts inside kustomize are not supported; "+
-				"point the application at the chart itself (a Helm source) or commit the rendered manifests", name, key)
-		}
+	if err := checkHelmCharts(root, dir, name, k); err != nil {
+		return "", reach{}, err
 	}
-	// Every entry that names a path, and every inline patch (YAML parsed
-	// by kustomize, so under the same alias limits).
-	type entry struct{ key, path string }
-	var paths []entry
-	var inline []entry
-	add := func(key string, v any) {
-		s, ok := v.(string)
-		if !ok {
-			return
-		}
-		if strings.Contains(s, "\n") {
-			inline = append(inline, entry{key, s})
-		} else {
-			paths = append(paths, entry{key, s})
+	pf := &preflight{ctx: ctx, root: root, dir: dir, name: name, seen: seen, b: b}
+	if err := pf.collect(k); err != nil {
+		return "", reach{}, err
+	}
+	for _, e := range pf.inline {
+		if err := manifest.CheckYAMLShape([]byte(e.path), b.limit()); err != nil {
+			return "", reach{}, fmt.Errorf("%s: inline %s entry: %w", name, e.key, err)
 		}
 	}
-	for _, key := range kustListKeys {
-		for _, s := range strings_(k[key]) {
-			add(key, s)
+	for _, e := range pf.paths {
+		if err := pf.entry(e); err != nil {
+			return "", reach{}, err
 		}
 	}
-	for _, key := range kustPathKeys {
-		items, _ := k[key].([]any)
-		for _, it := range items {
-			if m, ok := it.(map[string]any); ok {
-				add(key, m["path"])
-				if p, ok := m["patch"].(string); ok {
-					inline = append(inline, entry{key, p})
-				}
-			}
-		}
-	}
-	if m, ok := k["openapi"].(map[string]any); ok {
-		add("openapi", m["path"])
-	}
-	for _, key := range []string{"configMapGenerator", "secretGenerator"} {
-		items, _ := k[key].([]any)
-		for _, it := range items {
-			m, _ := it.(map[string]any)
-			for _, f := range []string{"files", "envs", "env"} {
-				for _, s := range strings_(m[f]) {
-					if _, after, ok := strings.Cut(s, "="); ok && f == "files" {
-						s = after
-					}
-					add(key+"."+f, s)
-				}
-			}
-		}
-	}
-	for _, e := range inline {
-		if err := manifest.CheckYAML([]byte(e.path), b.limit()); err != nil {
-			return "", 0, fmt.Errorf("%s: inline patch in %s: %w", name, e.key, err)
-		}
-	}
-	for _, e := range paths {
-		s := e.path
-		local := filepath.Join(dir, filepath.FromSlash(s))
-		if why := remoteTarget(s, local); why != "" {
-			return "", 0, fmt.Errorf("%s: %s entry %q %s: %w: cmp-defaults renders offline and never fetches anything; "+
-				"vendor it into the repository and refer to it by a relative path", name, e.key, s, why, ErrRemote)
-		}
-		what := fmt.Sprintf("%s: %s entry %q", name, e.key, s)
-		if filepath.IsAbs(s) {
-			local = filepath.Clean(s)
-			if within(root, local) {
-				return "", 0, fmt.Errorf("%s is an absolute path; write it relative to %s", what, rel(root, dir))
-			}
-		}
-		if !within(root, local) {
-			return "", 0, fmt.Errorf("%s (%s) is %w %s; only files inside the repository can be used", what, local, ErrOutsideRoot, root)
-		}
-		real, err := checkInside(root, local, fmt.Sprintf("%s (%s)", what, local))
-		if err != nil {
-			if errors.Is(err, ErrOutsideRoot) {
-				return "", 0, err
-			}
-			continue // missing: kustomize reports it
-		}
-		if fi, err := os.Stat(real); err == nil && fi.IsDir() {
-			_, n, err := preflightDir(ctx, root, real, seen, b)
-			if err != nil {
-				return "", 0, err
-			}
-			docs += n
-		} else if e.key == "resources" {
-			docs += countDocs(real)
-		}
+	if err := pf.plugins(); err != nil {
+		return "", reach{}, err
 	}
 	// A patch with a target is copied into every resource it selects:
 	// refuse before kustomize builds what could pass the budget.
-	if gen := targetedPatchBytes(dir, k) * docs; gen > b.limit() {
-		return "", 0, fmt.Errorf("%s: its patches with a target, applied to up to %d resources, could generate %d bytes, more than the %d allowed; "+
-			"make the patches smaller or their targets narrower, or raise CMP_DEFAULTS_MAX_INPUT_BYTES", name, docs, gen, b.limit())
+	if gen := pf.patching*pf.docs + pf.patched; gen > b.limit() {
+		return "", reach{}, fmt.Errorf("%s: its patches (patches, patchesJson6902, patchesStrategicMerge, patch transformers and components' patches), applied to up to %d resources, could generate %d bytes, more than the %d allowed; "+
+			"make the patches smaller or their targets narrower, or raise CMP_DEFAULTS_MAX_INPUT_BYTES", name, pf.docs, gen, b.limit())
 	}
-	return kfile, docs, nil
+	return kfile, reach{docs: pf.docs, patching: pf.passOn}, nil
 }
 
-// countDocs counts the YAML documents of a resource file (0 if unreadable).
-func countDocs(p string) int64 {
-	fi, err := os.Stat(p)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > DefaultMaxBytes {
-		return 0
-	}
-	data, err := os.ReadFile(p)
-	if err != nil {
-		return 0
-	}
-	return int64(bytes.Count(data, []byte("\n---"))) + 1
-}
-
-// targetedPatchBytes is the size of the patches of a kustomization that
-// have a target selector, inline or in files.
-func targetedPatchBytes(dir string, k map[string]any) int64 {
-	var n int64
-	items, _ := k["patches"].([]any)
-	for _, it := range items {
-		m, ok := it.(map[string]any)
-		if !ok || m["target"] == nil {
-			continue
-		}
-		if p, ok := m["patch"].(string); ok {
-			n += int64(len(p))
-		}
-		if p, ok := m["path"].(string); ok {
-			if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p))); err == nil {
-				n += fi.Size()
-			}
-		}
-	}
-	return n
-}
+const helmRefusal = "HelmChartInflationGenerator configs are not supported; " +
+	"use helmCharts with the chart in the repository (chartHome), or point the application at the chart itself (a Helm source)"
 
 // strings_ returns the string entries of a YAML list (or a single string).
 func strings_(v any) []string {
@@ -404,6 +310,15 @@ type rootFS struct {
 	// tracking added (withTracking); asked is what it asked for itself.
 	track string
 	asked map[string]bool
+	// ctx bounds the charts of helmCharts rendered while kustomize reads;
+	// virtual holds what they rendered, by path.
+	ctx     context.Context
+	virtual map[string][]byte
+	// kubeVersion and apiVersions are the render's Helm capabilities,
+	// which win over a helmCharts entry's (kustomize's --helm-kube-version
+	// and --helm-api-versions, which Argo CD passes).
+	kubeVersion string
+	apiVersions []string
 
 	mu        sync.Mutex
 	violation error
@@ -498,7 +413,18 @@ func (f *rootFS) CleanedAbs(p string) (filesys.ConfirmedDir, string, error) {
 }
 
 func (f *rootFS) Exists(p string) bool {
+	if _, ok := f.virtualFile(p); ok {
+		return true
+	}
 	return f.check(p) == nil && f.disk.Exists(p)
+}
+
+// virtualFile is a file that exists only here: a chart inflate rendered.
+func (f *rootFS) virtualFile(p string) ([]byte, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	data, ok := f.virtual[p]
+	return data, ok
 }
 
 func (f *rootFS) Glob(pattern string) ([]string, error) {
@@ -519,6 +445,9 @@ func (f *rootFS) Glob(pattern string) ([]string, error) {
 }
 
 func (f *rootFS) ReadFile(p string) ([]byte, error) {
+	if data, ok := f.virtualFile(p); ok {
+		return data, nil
+	}
 	if err := f.check(p); err != nil {
 		return nil, err
 	}
@@ -528,8 +457,13 @@ func (f *rootFS) ReadFile(p string) ([]byte, error) {
 	}
 	// Everything kustomize reads is YAML to it (resources, patches,
 	// generator inputs): the same alias limits as every other input.
-	if err := manifest.CheckYAML(data, f.budget.limit()); err != nil {
+	if err := manifest.CheckYAMLShape(data, f.budget.limit()); err != nil {
 		return nil, f.refuse(fmt.Errorf("%s: %w", rel(f.root, p), err))
+	}
+	if slices.Contains(KustomizationFiles, filepath.Base(p)) {
+		if data, err = f.inflate(p, data); err != nil {
+			return nil, f.refuse(err)
+		}
 	}
 	if f.track != "" && p == f.track {
 		if tracked, asked, err := withTracking(data); err == nil {

@@ -117,14 +117,13 @@ func TestKustomizeSymlinkEscape(t *testing.T) {
 	renderErr(t, Options{Dir: app, RepoRoot: repo}, "outside the repository root")
 }
 
-func TestKustomizeRemoteAndHelmRefused(t *testing.T) {
+func TestKustomizeRemoteRefused(t *testing.T) {
 	root := testRepo(t)
 	err := renderErr(t, Options{Dir: filepath.Join(root, "kustomize", "remote"), RepoRoot: root},
 		"github.com/kubernetes-sigs/kustomize/examples/multibases?ref=v1.0.6", "remote", "vendor it into the repository")
 	if !errors.Is(err, ErrRemote) {
 		t.Errorf("not ErrRemote: %v", err)
 	}
-	renderErr(t, Options{Dir: filepath.Join(root, "kustomize", "helm"), RepoRoot: root}, "helmCharts", "not supported")
 
 	tmp := t.TempDir()
 	for _, k := range []string{

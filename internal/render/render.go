@@ -59,7 +59,12 @@ type Options struct {
 	Origins bool
 
 	budget *budget
+	skip   helmSkip // what kustomize's helmCharts leave out
 }
+
+// helmSkip is what `helm template` leaves out without --include-crds, and
+// with --no-hooks or --skip-tests.
+type helmSkip struct{ crds, hooks, tests bool }
 
 // decode reads the objects of a rendered or read manifest stream.
 func (o Options) decode(source string, data []byte) ([]manifest.Object, error) {

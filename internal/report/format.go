@@ -29,7 +29,30 @@ func CheckFormat(format string, allowed []string) error {
 	if slices.Contains(allowed, format) {
 		return nil
 	}
-	return fmt.Errorf("--output %q: use %s", format, OneOf(allowed))
+	return &FormatError{fmt.Sprintf("--output %q: use %s", format, OneOf(allowed))}
+}
+
+// FormatError is a -o value the command does not write: a usage mistake.
+type FormatError struct{ msg string }
+
+func (e *FormatError) Error() string { return e.msg }
+
+// Format is the value of -o/--output (a pflag.Value), checked when it is
+// set against the formats its command writes.
+type Format struct {
+	Dst     *string
+	Allowed []string
+}
+
+func (f *Format) String() string { return *f.Dst }
+func (f *Format) Type() string   { return "string" }
+
+func (f *Format) Set(s string) error {
+	if err := CheckFormat(s, f.Allowed); err != nil {
+		return err
+	}
+	*f.Dst = s
+	return nil
 }
 
 // OneOf lists choices as a sentence does: "a, b or c".

@@ -1,6 +1,6 @@
 // Package settings reads the sidecar's settings from an environment with
 // the standard library only: the supervising parent reads them before any
-// package of Helm or Kubernetes is initialised (cmd/cmp-defaults/entry),
+// package of Helm or Kubernetes is initialised (internal/entry),
 // and plugin.SidecarFromEnv builds every command's configuration from them.
 package settings
 

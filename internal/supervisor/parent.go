@@ -51,7 +51,7 @@ func Parent(ctx context.Context, c Caller, stdout, stderr io.Writer) int {
 		return ExitError
 	}
 	opt := Options{Exe: exe, Arg0: c.Arg0, Env: WorkerEnv, Job: Job{Args: c.Args, Environ: c.Environ},
-		Stdin: c.Stdin, MaxRSS: s.MaxMemory, Setting: "CMP_DEFAULTS_MAX_MEMORY_BYTES", Grace: 2 * time.Second, MaxStdout: s.MaxMemory}
+		Stdin: c.Stdin, MaxRSS: s.MaxMemory, Setting: "CMP_DEFAULTS_MAX_MEMORY_BYTES", Grace: 2 * time.Second, MaxStdout: MaxOutput(s.MaxMemory)}
 	switch commandOf(c.Args) {
 	case "generate":
 		// The sidecar's timeout bounds every tenant's.
@@ -76,7 +76,7 @@ func Parent(ctx context.Context, c Caller, stdout, stderr io.Writer) int {
 	if res.Code != ExitOK && res.Code != ExitFound {
 		return res.Code
 	}
-	if err := WriteOut(stdout, res.Stdout); err != nil {
+	if err := WriteOut(stdout, res.Stdout...); err != nil {
 		fmt.Fprintln(stderr, "Error: "+err.Error())
 		return ExitError
 	}
@@ -118,21 +118,36 @@ func commandOf(args []string) string {
 	return words[0]
 }
 
-// WriteOut writes a complete result: a failed or short write is an error,
-// as a truncated stream must never be taken for a complete one.
-func WriteOut(stdout io.Writer, out []byte) error {
-	n, err := stdout.Write(out)
-	if err == nil && n < len(out) {
-		err = io.ErrShortWrite
+// MaxOutput is the largest output a run may print under a memory budget:
+// a quarter of it. The supervisor keeps the whole output until the worker
+// has ended, while the worker holds its objects and its own copy of it;
+// both count against the one budget.
+func MaxOutput(budget int64) int64 { return budget / 4 }
+
+// WriteOut writes a complete result, given in parts: a failed or short
+// write is an error, as a truncated stream must never be taken for a
+// complete one.
+func WriteOut(stdout io.Writer, parts ...[]byte) error {
+	var n, size int
+	for _, p := range parts {
+		size += len(p)
 	}
-	if err == nil {
-		return nil
+	for _, p := range parts {
+		k, err := stdout.Write(p)
+		n += k
+		if err == nil && k < len(p) {
+			err = io.ErrShortWrite
+		}
+		if err == nil {
+			continue
+		}
+		if errors.Is(err, syscall.EPIPE) {
+			return fmt.Errorf("stdout was closed by its reader after %d of %d bytes; the result is incomplete and must not be used", n, size)
+		}
+		if pe, ok := err.(*os.PathError); ok {
+			err = pe.Err // the path is stdout's
+		}
+		return fmt.Errorf("writing the output to stdout failed after %d of %d bytes: %v; the result is incomplete and must not be used", n, size, err)
 	}
-	if errors.Is(err, syscall.EPIPE) {
-		return fmt.Errorf("stdout was closed by its reader after %d of %d bytes; the result is incomplete and must not be used", n, len(out))
-	}
-	if pe, ok := err.(*os.PathError); ok {
-		err = pe.Err // the path is stdout's
-	}
-	return fmt.Errorf("writing the output to stdout failed after %d of %d bytes: %v; the result is incomplete and must not be used", n, len(out), err)
+	return nil
 }

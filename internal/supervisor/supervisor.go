@@ -14,7 +14,6 @@ package supervisor
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -68,8 +67,9 @@ type Options struct {
 
 // Result of a supervised run.
 type Result struct {
-	Code   int
-	Stdout []byte
+	Code int
+	// Stdout is the worker's output, complete, in chunks (see output).
+	Stdout [][]byte
 	// Stderr is what the worker printed, as printable lines within the
 	// bounds of Lines.
 	Stderr []string
@@ -98,7 +98,6 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	if cmd.Env == nil {
 		cmd.Env = []string{}
 	}
-	var out bytes.Buffer
 	outR, err := cmd.StdoutPipe()
 	if err != nil {
 		return Result{}, err
@@ -124,10 +123,12 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	type stopped struct{ why string }
 	stop := make(chan stopped, 4)
 	outDone := make(chan error, 1)
+	var out output
 	go func() {
-		n, err := io.Copy(&out, io.LimitReader(outR, opt.MaxStdout+1))
-		if err == nil && n > opt.MaxStdout {
-			stop <- stopped{fmt.Sprintf("the output is larger than %d MiB; make the source smaller or raise %s", opt.MaxStdout>>20, opt.Setting)}
+		over, err := out.readFrom(outR, opt.MaxStdout)
+		if over {
+			stop <- stopped{fmt.Sprintf("the output is larger than %d MiB, a quarter of the memory budget; make the source smaller, or raise %s "+
+				"(and the sidecar's memory limit) if it is meant to be this large", opt.MaxStdout>>20, opt.Setting)}
 			io.Copy(io.Discard, outR)
 		}
 		outDone <- err
@@ -138,16 +139,23 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 		lines.Read(errR)
 		close(errDone)
 	}()
-	// The worker reports its deadline (and the setting that raises it).
+	// The worker reports its deadline (and the setting that raises it),
+	// and that it wrote its own error message: tenant text on stderr can
+	// look like one, this descriptor cannot be written by it.
 	type report struct {
 		d    time.Duration
 		name string
 	}
 	reports := make(chan report, 1)
+	failed := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(io.LimitReader(repR, 64<<10))
 		for sc.Scan() {
 			d, name, _ := strings.Cut(sc.Text(), "\t")
+			if d == failedReport {
+				close(failed)
+				continue
+			}
 			if n, err := strconv.ParseInt(d, 10, 64); err == nil && n > 0 {
 				select {
 				case reports <- report{time.Duration(n), name}:
@@ -192,17 +200,16 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 		case err := <-waited:
 			res := Result{Code: cmd.ProcessState.ExitCode(), Stderr: lines.Lines()}
 			if why != "" {
-				before := lines.Before()
-				if timedOut && reported(before) {
+				if timedOut && closed(failed) {
 					// The worker's own timeout said which step ran out of
 					// time; it only was slow to exit (a loaded machine).
-					return Result{Code: 1, Stderr: before}, nil
+					return Result{Code: 1, Stderr: lines.Before()}, nil
 				}
-				return Result{Code: 1, Stderr: before, Stopped: why}, nil
+				return Result{Code: 1, Stderr: lines.Before(), Stopped: why}, nil
 			}
-			if crash := lines.Crash(); crash != "" || res.Code < 0 || !knownCode(res.Code) {
+			if !exitedNormally(cmd.ProcessState, &lines) {
 				res.Stderr, res.Code = lines.Before(), 1
-				res.Stopped = died(cmd.ProcessState, crash, opt, peak)
+				res.Stopped = died(cmd.ProcessState, lines.Crash(), opt, peak)
 				return res, nil
 			}
 			if err != nil {
@@ -211,7 +218,7 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 					return Result{}, err
 				}
 			}
-			res.Stdout = out.Bytes()
+			res.Stdout = out.chunks
 			return res, nil
 		case r := <-reports:
 			t := time.NewTimer(r.d + opt.Grace - time.Since(start))
@@ -232,31 +239,46 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 		case <-termTimer:
 			kill("interrupted, and the run did not end when asked to")
 		case <-tick.C:
-			rss := residentBytes(pid)
-			peak = max(peak, rss)
-			if opt.MaxRSS > 0 && rss > opt.MaxRSS {
-				kill(fmt.Sprintf("memory budget exceeded: the run used more than %d MiB and was stopped; make the source smaller, or raise %s "+
-					"(and the sidecar's memory limit) if it is meant to be this large", opt.MaxRSS>>20, opt.Setting))
+			// The budget holds for both processes: the worker, and this one
+			// with the output it keeps.
+			worker, self := residentBytes(pid), residentBytes(selfPID)
+			peak = max(peak, worker+self)
+			if opt.MaxRSS > 0 && worker+self > opt.MaxRSS {
+				kill(fmt.Sprintf("memory budget exceeded: the run used more than %d MiB (worker %d MiB, supervisor %d MiB) and was stopped; "+
+					"make the source smaller, or raise %s (and the sidecar's memory limit) if it is meant to be this large",
+					opt.MaxRSS>>20, worker>>20, self>>20, opt.Setting))
 			}
 		}
 	}
 }
 
-// reported says whether the worker wrote its error message: a line that
-// starts as the command layer starts every error.
-func reported(lines []string) bool {
-	for _, l := range lines {
-		if strings.HasPrefix(l, "Error: ") {
-			return true
-		}
+var selfPID = os.Getpid()
+
+// closed says whether c is closed.
+func closed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
-	return false
 }
 
-// knownCode is an exit code the worker gives on purpose (0 ok, 1 error,
-// 2 usage, 3 found); the Go runtime also exits 2 after a fatal error,
-// which Crash tells apart.
-func knownCode(c int) bool { return c >= 0 && c <= 3 }
+// exitedNormally says whether the worker ended on its own with a code it
+// gives on purpose (0 ok, 1 error, 2 usage, 3 found). The Go runtime also
+// exits 2 when it aborts, after a crash report and a dump of goroutines;
+// a line that only looks like the start of one (a quoted file name, a
+// values key) is not a crash.
+func exitedNormally(ps *os.ProcessState, lines *Lines) bool {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return false
+	}
+	c := ps.ExitCode()
+	if c == 2 && lines.Crash() != "" && lines.Traced() {
+		return false
+	}
+	return c >= 0 && c <= 3
+}
 
 // died says why a worker ended without a result of its own.
 func died(ps *os.ProcessState, crash string, opt Options, peak int64) string {
@@ -283,6 +305,18 @@ func Report(d time.Duration, setting string) {
 		return
 	}
 	fmt.Fprintf(reportFile, "%d\t%s\n", d.Nanoseconds(), Printable(setting))
+}
+
+// failedReport is the line on descriptor 4 by which the worker says it
+// wrote its own error message.
+const failedReport = "failed"
+
+// ReportFailed tells the supervisor that the worker wrote its error
+// message (its last line on stderr); without a supervisor it does nothing.
+func ReportFailed() {
+	if reportFile != nil {
+		fmt.Fprintln(reportFile, failedReport)
+	}
 }
 
 var reportFile *os.File

@@ -11,14 +11,16 @@ import (
 
 // A worker that reported its own timeout but is slow to exit (a loaded
 // machine) ends with its message alone; one that said nothing gets the
-// supervisor's.
+// supervisor's, and so does one whose stderr only looks like an error
+// message (tenant text): the worker says it failed on descriptor 4.
 func TestDeadlineKeepsWorkerMessage(t *testing.T) {
 	for _, tc := range []struct {
 		name, script string
 		stderr       []string
 		stopped      bool
 	}{
-		{"reported", "echo 'Error: rendering: the run did not end within 1s' >&2\nexec /bin/sleep 30\n", []string{"Error: rendering: the run did not end within 1s"}, false},
+		{"reported", "echo failed >&4\necho 'Error: rendering: the run did not end within 1s' >&2\nexec /bin/sleep 30\n", []string{"Error: rendering: the run did not end within 1s"}, false},
+		{"forged", "echo 'Error: all is well' >&2\nexec /bin/sleep 30\n", []string{"Error: all is well"}, true},
 		{"silent", "exec /bin/sleep 30\n", nil, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,13 +13,14 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/benchdata"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/supervisor"
 	"github.com/cmp-defaults/cmp-defaults/profiles"
 )
 
@@ -114,6 +115,10 @@ func main() {
 		fmt.Printf("\n`generate` one-file: median %s wall, peak RSS %d MiB.\n", ms(g.wall), g.rss>>10)
 	}
 
+	if match.MatchString("sizing") {
+		sizing(dir, base, *cmp)
+	}
+
 	fmt.Println("\n| objects | input | fill wall | peak RSS | RSS / input |")
 	fmt.Println("|---|---|---|---|---|")
 	for _, s := range strings.Split(*sizes, ",") {
@@ -136,6 +141,35 @@ func main() {
 	}
 }
 
+// sizing prints what one generate holds, supervisor and worker together,
+// for the sidecar's memory sizing (docs/install.md): the bundled examples
+// and a plain directory of 10,000 objects.
+func sizing(dir string, base []string, cmp string) {
+	wd, err := os.Getwd()
+	must(err)
+	big := filepath.Join(dir, "stream-10000-dir")
+	must(os.MkdirAll(big, 0o755))
+	must(os.WriteFile(filepath.Join(big, "objects.yaml"), benchdata.Stream(10000), 0o644))
+	fmt.Println("\n| generate on | wall | peak RSS, supervisor + worker |")
+	fmt.Println("|---|---|---|")
+	for _, s := range []struct{ root, path, operators string }{
+		{wd, "examples/plain", "external-secrets@2.5.0"},
+		{wd, "examples/helm", "external-secrets@2.5.0"},
+		{wd, "examples/kustomize/overlays/prod", "external-secrets@2.5.0"},
+		{dir, "stream-10000-dir", "external-secrets@2.5.0,cert-manager@1.19.0"},
+	} {
+		env := append(append([]string{}, base...), "ARGOCD_APP_NAME=bench", "ARGOCD_APP_NAMESPACE=team",
+			"ARGOCD_APP_SOURCE_PATH="+s.path, "ARGOCD_ENV_CMP_DEFAULTS_OPERATORS="+s.operators, "KUBE_VERSION=1.34.0")
+		spec := cmdSpec{"generate", filepath.Join(s.root, s.path), env, []string{cmp, "generate"}}
+		var rs []run
+		for range 5 {
+			rs = append(rs, timeIt(spec))
+		}
+		peak := slices.MaxFunc(rs, func(a, b run) int { return int(a.rss - b.rss) })
+		fmt.Printf("| `%s` | %s | %d MiB |\n", s.path, ms(median(rs).wall), peak.rss>>10)
+	}
+}
+
 func timeIt(c cmdSpec) run {
 	cmd := exec.Command(c.args[0], c.args[1:]...)
 	cmd.Dir, cmd.Env = c.dir, c.env
@@ -143,14 +177,14 @@ func timeIt(c cmdSpec) run {
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	start := time.Now()
-	if err := cmd.Run(); err != nil {
+	peak, err := supervisor.RunMeasured(cmd)
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n%s", strings.Join(c.args, " "), err, stderr.String())
 		os.Exit(1)
 	}
-	r := run{wall: time.Since(start)}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.rss = ru.Maxrss
-	}
+	// Peak memory of the process tree (supervisor and worker together);
+	// the kernel's peak RSS is one process's.
+	r := run{wall: time.Since(start), rss: peak >> 10}
 	r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	return r
 }

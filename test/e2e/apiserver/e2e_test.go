@@ -119,7 +119,7 @@ func testWidgets(t *testing.T, a *argo) {
 type release struct {
 	operator, version string
 	objects           string // testdata file
-	// storyDrift: the object of DESIGN §1 drifts under ServerSideApply=true
+	// storyDrift: the ExternalSecret of the README's story drifts under ServerSideApply=true
 	// without cmp-defaults (ESO v2.3.0-v2.6.x only).
 	storyDrift bool
 }
@@ -162,7 +162,7 @@ func testReleases(t *testing.T, a *argo) {
 			if rel.operator == "external-secrets" {
 				story := byID(t, results, "ExternalSecret/datadog-api-key")
 				if got := story.raw["structured-merge(ssa)"].modified; got != rel.storyDrift {
-					t.Errorf("DESIGN §1 story: OutOfSync under ServerSideApply=true without cmp-defaults = %v, want %v (%s)", got, rel.storyDrift, story.raw["structured-merge(ssa)"])
+					t.Errorf("the nullBytePolicy story: OutOfSync under ServerSideApply=true without cmp-defaults = %v, want %v (%s)", got, rel.storyDrift, story.raw["structured-merge(ssa)"])
 				}
 			}
 			if rel.operator == "cert-manager" {
