@@ -50,17 +50,17 @@ Findings name the file and line of each rule.
 
 Exit status: 0 when no rule is redundant, 3 when at least one is, 1 on errors,
 2 on usage mistakes.`,
-		Example: `  cmp-defaults audit apps/datadog/app.yaml --operator external-secrets@2.5.0
+		Example: `  cmp-defaults audit examples/argocd/app.yaml --operator external-secrets@2.5.0
   cmp-defaults audit argocd/*.yaml --repo-root ~/src/gitops --operator cloudnative-pg@1.27.0 -o json
   cmp-defaults audit appset.yaml --source apps/eso --argocd-cm argocd-cm.yaml --operator external-secrets@2.5.0
-  helm template my-chart > out.yaml && cmp-defaults audit app.yaml --manifests out.yaml --operator external-secrets@2.5.0`,
+  helm template my-chart > out.yaml && cmp-defaults audit examples/argocd/app.yaml --manifests out.yaml --operator external-secrets@2.5.0`,
 		RunE: c.runs(&o, func(args []string) { o.Apps = args }),
 	}
 	f := cmd.Flags()
 	addOperators(f, &o.Operators)
 	addRendering(f, &o.Rendering)
 	addDirHelm(f, &o.Helm)
-	addOutput(cmd, new(string), "output format", "text", "json")
+	addReportOutput(cmd)
 	f.StringArrayVar(&o.ArgocdCM, "argocd-cm", nil, "argocd-cm ConfigMap file whose resource.customizations.ignoreDifferences keys are audited too (repeatable)")
 	f.StringVar(&o.Source, "source", "", "the directory that stands in for a templated spec.source.path (an ApplicationSet's); a literal path must be this directory")
 	f.StringVar(&o.RepoURL, "repo-url", "", "this repository's URL as the Applications write it (default: the origin remote of the repository root); sources of other repoURLs are not rendered")

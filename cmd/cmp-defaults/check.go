@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
+	"github.com/cmp-defaults/cmp-defaults/internal/report"
 )
 
 func (c *cli) checkCmd() *cobra.Command {
@@ -40,7 +41,7 @@ Exit codes: 0 every object matches, 3 some object differs, 1 error, 2 usage.`,
 		RunE: c.runs(o, func(args []string) { o.Args = args }),
 	}
 	addClusterSource(cmd.Flags(), &o.ClusterSource)
-	addOutput(cmd, new(string), "output format", "text", "json")
+	addReportOutput(cmd)
 	return cmd
 }
 
@@ -107,7 +108,7 @@ Exit codes: 0 a profile was learned, 1 error or nothing to learn, 2 usage.`,
 	}
 	f := cmd.Flags()
 	addClusterSource(f, &o.ClusterSource)
-	addOutput(cmd, &o.Format, "format of the profile", "yaml", "json")
+	addOutput(cmd, &o.Format, "format of the profile", report.ManifestFormats)
 	f.StringVar(&o.As, "as", "", "operator name and version of the learned profile, NAME@VERSION (e.g. prod-webhooks@2026.12.1); a checked release (cloudnative-pg@1.30.0): a profile that overrides it")
 	f.StringVar(&o.LearnedAt, "learned-at", "", "time recorded in the profile, RFC 3339 or 'now' (default $SOURCE_DATE_EPOCH; none: no time, reproducible output)")
 	f.StringVar(&o.Report, "report", "", "also write the report as JSON to FILE")

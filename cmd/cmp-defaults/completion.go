@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
@@ -13,6 +15,9 @@ func (c *cli) addCompletion(root *cobra.Command) {
 	root.InitDefaultCompletionCmd()
 	for _, sub := range root.Commands() {
 		if sub.Name() == "completion" {
+			for _, sh := range sub.Commands() {
+				sh.Args = takes(0, 0, "no arguments")
+			}
 			sub.Example = `  # bash, this session:
   source <(cmp-defaults completion bash)
   # zsh, every session:
@@ -41,6 +46,10 @@ func (c *cli) addCompletion(root *cobra.Command) {
 		return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 			if len(args) >= n {
 				return nil, cobra.ShellCompDirectiveDefault
+			}
+			// The second release of diff-releases is one of the first's operator.
+			if op, _, ok := strings.Cut(strings.Join(args, " "), "@"); ok && len(args) == 1 && !strings.Contains(toComplete, "@") {
+				toComplete = op + "@"
 			}
 			return complete(cmd, toComplete, true)
 		}

@@ -181,3 +181,60 @@ func TestReadmeQuickStart(t *testing.T) {
 		t.Error("README marks no filled line")
 	}
 }
+
+// examples/argocd/app.yaml is the Application of docs/migrating.md's worked
+// example, so that the help's examples can run on it.
+func TestExampleApplicationIsMigratings(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/migrating.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := regexp.MustCompile("(?s)```yaml\n(apiVersion: argoproj.io/v1alpha1\nkind: Application\n.*?)```").FindSubmatch(doc)
+	shipped, err := os.ReadFile("../../examples/argocd/app.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if app == nil || string(app[1]) != string(shipped) {
+		t.Error("examples/argocd/app.yaml is not the Application of docs/migrating.md")
+	}
+}
+
+// docs/discovery.md's ConfigMap is the shipped plugin.yaml plus discover:
+// the same parameters (static and dynamic) and settings.
+func TestDiscoveryConfigMapIsShippedPlusDiscover(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/discovery.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := regexp.MustCompile("(?s)```yaml\n(apiVersion: v1\nkind: ConfigMap\n.*?)```").FindSubmatch(regexp.MustCompile("(?m)^   ").ReplaceAll(doc, nil))
+	if block == nil {
+		t.Fatal("no ConfigMap in docs/discovery.md")
+	}
+	var cm struct {
+		Data map[string]string `json:"data"`
+	}
+	if err := yaml.Unmarshal(block[1], &cm); err != nil {
+		t.Fatal(err)
+	}
+	var doced, shipped map[string]any
+	if err := yaml.Unmarshal([]byte(cm.Data["plugin.yaml"]), &doced); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("../../plugin.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, &shipped); err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := doced["spec"].(map[string]any)
+	if spec["discover"] == nil {
+		t.Fatal("the ConfigMap's plugin.yaml has no discover")
+	}
+	delete(spec, "discover")
+	a, _ := yaml.Marshal(doced)
+	b, _ := yaml.Marshal(shipped)
+	if string(a) != string(b) {
+		t.Errorf("docs/discovery.md's plugin.yaml, without discover, is not the shipped one:\n%s\nshipped:\n%s", a, b)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
+	"github.com/cmp-defaults/cmp-defaults/internal/report"
 )
 
 func (c *cli) fillCmd() *cobra.Command {
@@ -20,7 +21,7 @@ Fields you wrote are never changed; objects of other kinds pass through.`,
 	}
 	f := cmd.Flags()
 	addOperators(f, &o.Operators)
-	addOutput(cmd, &o.Format, "output format", "yaml", "json")
+	addOutput(cmd, &o.Format, "output format", report.ManifestFormats)
 	addDirHelm(f, &o.Helm)
 	addRendering(f, &o.Rendering)
 	return cmd
@@ -33,9 +34,10 @@ func (c *cli) explainCmd() *cobra.Command {
 		Short: "Show, object by object, which fields would be filled and why",
 		Long: `Explain fills like 'fill' but prints, for every object, each field that would be set,
 its value, the rule (a jq path), and the operator release and profile file it comes from.
-A directory argument is rendered first (Helm, Kustomize or plain manifests, default settings).`,
+A directory argument is rendered first (Helm, Kustomize or plain manifests), with -f/--values,
+--set*, -n/--namespace and --release-name when given.`,
 		Example: `  cmp-defaults explain --operator external-secrets@2.5.0 examples/plain/externalsecret.yaml
-  cmp-defaults explain --operator cert-manager@1.19.0 -o json certificate.yaml
+  cmp-defaults explain --operator external-secrets@2.5.0 -o json examples/kustomize/overlays/prod
   cmp-defaults explain --operator external-secrets@2.5.0 examples/helm`,
 		RunE: c.runsOnInput(&o, &o.Args),
 	}
@@ -43,7 +45,7 @@ A directory argument is rendered first (Helm, Kustomize or plain manifests, defa
 	addOperators(f, &o.Operators)
 	addDirHelm(f, &o.Helm)
 	addRendering(f, &o.Rendering)
-	addOutput(cmd, new(string), "output format", "text", "json")
+	addReportOutput(cmd)
 	return cmd
 }
 
@@ -64,15 +66,15 @@ change value: the drift an operator upgrade creates or removes for your manifest
 Exit status: 0 when nothing changes, 3 when something does, 1 on errors, 2 on usage
 mistakes.`,
 		Example: `  cmp-defaults diff-releases external-secrets@2.6.0 external-secrets@2.7.0
-  cmp-defaults diff-releases external-secrets@2.6.0 external-secrets@2.7.0 externalsecret.yaml
+  cmp-defaults diff-releases external-secrets@2.6.0 external-secrets@2.7.0 examples/plain/externalsecret.yaml
   helm template my-chart | cmp-defaults diff-releases cert-manager@1.19.0 cert-manager@1.19.1 - -o json`,
-		Args: cobra.MinimumNArgs(2),
+		Args: takes(2, -1, "two releases of one operator, OP@A OP@B (e.g. external-secrets@2.6.0 external-secrets@2.7.0), then optional inputs"),
 		RunE: c.runs(&o, func(args []string) { o.A, o.B, o.Inputs = args[0], args[1], args[2:] }),
 	}
 	f := cmd.Flags()
 	addProfileDirs(f, &o.Operators)
 	addStrict(f, &o.Operators)
-	addOutput(cmd, new(string), "output format", "text", "json")
+	addReportOutput(cmd)
 	addDirHelm(f, &o.Helm)
 	addRendering(f, &o.Rendering)
 	return cmd

@@ -2,14 +2,13 @@ package main
 
 import (
 	"errors"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
 	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
+	"github.com/cmp-defaults/cmp-defaults/internal/report"
 	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
@@ -18,34 +17,24 @@ import (
 func flagError(_ *cobra.Command, err error) error {
 	var iv *pflag.InvalidValueError
 	var ue action.UsageError
-	if errors.As(err, &iv) && errors.As(iv.Unwrap(), &ue) {
-		return ue
+	var fe *report.FormatError
+	if errors.As(err, &iv) && (errors.As(iv.Unwrap(), &ue) || errors.As(iv.Unwrap(), &fe)) {
+		return action.UsageError{Err: iv.Unwrap()}
 	}
 	return action.UsageError{Err: err}
 }
 
-// outputFormat is -o/--output, checked when the flag is parsed against the
-// formats its command writes.
-type outputFormat struct {
-	dst     *string
-	allowed []string
-}
-
-// addOutput adds -o/--output, set into dst; the first allowed is the default.
-func addOutput(cmd *cobra.Command, dst *string, what string, allowed ...string) {
+// addOutput adds -o/--output, set into dst, and its completion; the first
+// allowed is the default.
+func addOutput(cmd *cobra.Command, dst *string, what string, allowed []string) {
 	*dst = allowed[0]
-	cmd.Flags().VarP(&outputFormat{dst, allowed}, "output", "o", what+": "+strings.Join(allowed, " or "))
+	cmd.Flags().VarP(&report.Format{Dst: dst, Allowed: allowed}, "output", "o", what+": "+report.OneOf(allowed))
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(allowed, cobra.ShellCompDirectiveNoFileComp))
 }
 
-func (o *outputFormat) String() string { return *o.dst }
-func (o *outputFormat) Type() string   { return "string" }
-
-func (o *outputFormat) Set(s string) error {
-	if !slices.Contains(o.allowed, s) {
-		return action.Usagef("--output %q: use %s", s, strings.Join(o.allowed, " or "))
-	}
-	*o.dst = s
-	return nil
+// addReportOutput adds -o for a report: text, json or yaml.
+func addReportOutput(cmd *cobra.Command) {
+	addOutput(cmd, new(string), "output format", report.ReportFormats)
 }
 
 // The flag sets below are shared by the commands, one per concern.
@@ -55,7 +44,7 @@ func addProfileDirs(f *pflag.FlagSet, o *action.Operators) {
 }
 
 func addStrict(f *pflag.FlagSet, o *action.Operators) {
-	f.BoolVar(&o.Strict, "strict", false, "fail instead of warning when a release was not checked (newer or unknown patch)")
+	f.BoolVar(&o.Strict, "strict", false, "fail instead of warning: a release not checked (newer or unknown patch), a kind of its groups no release serves, fill of no objects")
 }
 
 func addOperators(f *pflag.FlagSet, o *action.Operators) {

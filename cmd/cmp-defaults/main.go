@@ -26,6 +26,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/quote"
+	"github.com/cmp-defaults/cmp-defaults/internal/report"
 	"github.com/cmp-defaults/cmp-defaults/internal/sandbox"
 	"github.com/cmp-defaults/cmp-defaults/internal/supervisor"
 	"github.com/cmp-defaults/cmp-defaults/internal/warn"
@@ -131,6 +132,9 @@ func mainerr(ctx context.Context, args, environ []string, stdin io.Reader, out *
 	if err = root.ExecuteContext(ctx); err == nil {
 		return c, nil
 	}
+	if cmd, _, _ := root.Find(args); cmd == nil || cmd.Name() != "generate" {
+		err = action.UserPaths(err, wd, args)
+	}
 	// Flag and argument errors are UsageErrors (flagError, usageArgs);
 	// cobra's only other one is an unknown command, which Find repeats.
 	var ue action.UsageError
@@ -157,7 +161,7 @@ func runEnv(ctx context.Context, args, environ []string, stdin io.Reader, stdout
 // present is the one presenter of the commands' results. On stderr: the
 // warnings, the result's notes, then the error or the summary of a
 // finding. On stdout: cobra's own output and the result -- its report as
-// -o asks (json, else text) or its encoded objects -- buffered and written
+// -o asks (report.Write) or its encoded objects -- buffered and written
 // only when the command succeeded: on any error stdout stays empty, so
 // Argo CD never sees a partial stream (with prune: true, a short stream
 // deletes workloads). Exit codes: 0 ok, 1 error, 2 usage, 3 found.
@@ -177,11 +181,8 @@ func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int
 	}
 	io.WriteString(stderr, printable(res.Notes))
 	if err == nil {
-		switch {
-		case res.Report != nil && c.format == "json":
-			err = res.Report.WriteJSON(out)
-		case res.Report != nil:
-			err = res.Report.WriteText(out)
+		if res.Report != nil {
+			err = report.Write(out, res.Report, c.format)
 		}
 	}
 	if err != nil {

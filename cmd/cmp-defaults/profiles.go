@@ -30,11 +30,11 @@ func (c *cli) profilesList() *cobra.Command {
 		Use:     "list",
 		Short:   "List operators, the releases checked, and where their profiles come from",
 		Example: "  cmp-defaults profiles list\n  cmp-defaults profiles list --profiles-dir ./my-profiles -o json",
-		Args:    cobra.NoArgs,
+		Args:    takes(0, 0, "no arguments; 'cmp-defaults profiles show OPERATOR' shows one"),
 		RunE:    c.runs(&o, func([]string) {}),
 	}
 	addProfileDirs(cmd.Flags(), &o.Operators)
-	addOutput(cmd, new(string), "output format", "text", "json")
+	addReportOutput(cmd)
 	return cmd
 }
 
@@ -45,12 +45,12 @@ func (c *cli) profilesShow() *cobra.Command {
 		Short: "Show the profile in force for a release, or every checked release of an operator",
 		Example: `  cmp-defaults profiles show external-secrets@2.5.0
   cmp-defaults profiles show cert-manager`,
-		Args: cobra.ExactArgs(1),
+		Args: takes(1, 1, "one OPERATOR or OPERATOR@VERSION; 'cmp-defaults profiles list' lists the operators"),
 		RunE: c.runs(&o, func(args []string) { o.Ref = args[0] }),
 	}
 	addProfileDirs(cmd.Flags(), &o.Operators)
 	addStrict(cmd.Flags(), &o.Operators)
-	addOutput(cmd, new(string), "output format", "yaml", "json")
+	addReportOutput(cmd)
 	return cmd
 }
 
@@ -62,12 +62,17 @@ func (c *cli) profilesLint() *cobra.Command {
 		Long: `Lint parses and validates every profile and index file: the file schema, parseable paths,
 values of the declared type, jq expressions, and that every indexed release points at a
 profile that exists and is the newest at or below it. Rules for built-in Kubernetes kinds
-(apps/v1 Deployment, v1 Pod, ...) in user profiles are a warning, an error with --strict.`,
-		Example: "  cmp-defaults profiles lint ./my-profiles\n  cmp-defaults profiles lint",
-		Args:    cobra.MaximumNArgs(1),
+(apps/v1 Deployment, v1 Pod, ...) in user profiles are a warning, a problem with --strict.
+
+Every problem is reported, one line each with its file and line (-o json or yaml: a list of
+{file, line, rule, message}, for CI annotations). Exit codes: 0 the profiles pass, 3 problems
+were found, 1 error (no profiles at all), 2 usage.`,
+		Example: "  cmp-defaults profiles lint ./my-profiles\n  cmp-defaults profiles lint -o json ./my-profiles",
+		Args:    takes(0, 1, "one profiles directory, or none for the shipped set"),
 		RunE:    c.runs(&o, func(args []string) { o.Dir = args }),
 	}
-	cmd.Flags().BoolVar(&o.Strict, "strict", false, "fail instead of warning when a profile has rules for built-in Kubernetes kinds")
+	cmd.Flags().BoolVar(&o.Strict, "strict", false, "rules for built-in Kubernetes kinds are problems, not warnings")
+	addReportOutput(cmd)
 	return cmd
 }
 
@@ -117,10 +122,10 @@ func (c *cli) versionCmd() *cobra.Command {
 		Example: `  cmp-defaults version
   cmp-defaults version -o json
   cmp-defaults --version`,
-		Args: cobra.NoArgs,
+		Args: takes(0, 0, "no arguments"),
 		RunE: c.runs(&o, func([]string) {}),
 	}
-	addOutput(cmd, new(string), "output format", "text", "json")
+	addReportOutput(cmd)
 	return cmd
 }
 
@@ -137,7 +142,7 @@ so the form sent back unchanged never fails), their newest checked releases in t
 tooltip, and the Helm settings. Generate receives only the parameters that the
 Application sets.`,
 		Example: "  cmp-defaults parameters\n  CMP_DEFAULTS_PROFILES_DIR=/home/argocd/cmp-defaults/profiles cmp-defaults parameters",
-		Args:    cobra.NoArgs,
+		Args:    takes(0, 0, "no arguments"),
 		RunE:    c.runs(&o, func([]string) {}),
 	}
 	addProfileDirs(cmd.Flags(), &o.Operators)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/report"
 )
 
 func (c *cli) renderCmd() *cobra.Command {
@@ -19,7 +20,7 @@ Nothing outside the repository root (the nearest parent with .git, or --repo-roo
 		Example: `  cmp-defaults render --operator external-secrets@2.5.0 examples/helm --values values-prod.yaml
   cmp-defaults render --operator external-secrets@2.5.0 examples/kustomize/overlays/prod
   cmp-defaults render examples/plain --include '*.yaml' --exclude 'configmap.yaml'`,
-		Args: cobra.MaximumNArgs(1),
+		Args: takes(0, 1, "one source directory; to fill several files or directories, use 'cmp-defaults fill'"),
 		RunE: c.runs(o, func(args []string) {
 			if len(args) == 1 {
 				o.Dir = args[0]
@@ -28,7 +29,7 @@ Nothing outside the repository root (the nearest parent with .git, or --repo-roo
 	}
 	f := cmd.Flags()
 	addOperators(f, &o.Operators)
-	addOutput(cmd, &o.Format, "output format", "yaml", "json")
+	addOutput(cmd, &o.Format, "output format", report.ManifestFormats)
 	addHelm(f, &o.Helm, "", true)
 	f.StringVar(&o.KubeVersion, "kube-version", "", "Kubernetes version for .Capabilities.KubeVersion, e.g. 1.34.0")
 	f.StringArrayVar(&o.APIVersions, "api-versions", nil, "extra .Capabilities.APIVersions, group/version or group/version/Kind (repeatable or comma-separated)")
@@ -55,10 +56,10 @@ Configuration, strongest first:
   Argo CD's build env: ARGOCD_APP_NAME (release name), ARGOCD_APP_NAMESPACE (namespace),
       KUBE_VERSION, KUBE_API_VERSIONS, ARGOCD_APP_SOURCE_PATH (to find the repository root)
 Sidecar only: CMP_DEFAULTS_PROFILES_DIR (extra profiles, colon-separated), and the limits
-  CMP_DEFAULTS_MAX_INPUT_BYTES (64 MiB), CMP_DEFAULTS_MAX_MEMORY_BYTES (768 MiB of heap),
-  CMP_DEFAULTS_MAX_DOCUMENTS (200000); CMP_DEFAULTS_SANDBOX: unset, the worker is confined
-  with every layer the kernel has (no network, read-only repository); require: a missing layer
-  is an error; off: not confined.
+  CMP_DEFAULTS_MAX_INPUT_BYTES (64 MiB), CMP_DEFAULTS_MAX_MEMORY_BYTES (768 MiB of resident
+  memory, supervisor and worker together), CMP_DEFAULTS_MAX_DOCUMENTS (200000);
+  CMP_DEFAULTS_SANDBOX: unset, the worker is confined with every layer the kernel has (no
+  network, read-only repository); require: a missing layer is an error; off: not confined.
 
 An empty result is an error unless allow-empty is true: with prune: true it would delete the
 application's resources. Settings the Application gives that would do nothing for its source
@@ -67,7 +68,7 @@ Errors name the parameter or variable to change; configuration errors exit 1.`,
 		Example: `  # what argocd-cmp-server does, by hand:
   cd examples/helm && ARGOCD_APP_NAME=datadog ARGOCD_APP_NAMESPACE=datadog \
     ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=external-secrets@2.5.0 cmp-defaults generate`,
-		Args: cobra.NoArgs,
+		Args: takes(0, 0, "no arguments: it renders the working directory"),
 		RunE: c.runs(&o, func([]string) { o.Environ, o.WorkDir = c.Environ, c.WorkDir }),
 	}
 }

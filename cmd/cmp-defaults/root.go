@@ -2,17 +2,16 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
+	"github.com/cmp-defaults/cmp-defaults/internal/catalog"
 )
 
 // cli binds the commands' flags onto the use cases of internal/action and
@@ -21,7 +20,7 @@ type cli struct {
 	action.Env
 	Stderr io.Writer // for usage text printed before an error
 	result *action.Result
-	format string // the -o of the command that ran: json, or text (YAML for a profile)
+	format string // the -o of the command that ran (report.Write)
 }
 
 // useCase is a use case of internal/action.
@@ -41,7 +40,7 @@ and Argo CD shows no drift without ignoreDifferences.
 It runs as an Argo CD Config Management Plugin ('generate') and as a local CLI.`,
 		Example: `  cmp-defaults render --operator external-secrets@2.5.0 examples/plain
   cmp-defaults explain --operator external-secrets@2.5.0 examples/plain/externalsecret.yaml
-  cmp-defaults audit app.yaml --source examples/plain --operator external-secrets@2.5.0`,
+  cmp-defaults audit examples/argocd/app.yaml --operator external-secrets@2.5.0`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       buildVersion(),
@@ -52,7 +51,6 @@ It runs as an Argo CD Config Management Plugin ('generate') and as a local CLI.`
 	root.SetVersionTemplate("cmp-defaults {{.Version}}\n")
 	c.addCompletion(root)
 	groupArgs(root)
-	usageArgs(root)
 	return root
 }
 
@@ -84,39 +82,13 @@ func groupArgs(cmd *cobra.Command) {
 // version is set at build time with -ldflags "-X main.version=v1.2.3".
 var version = ""
 
-func buildVersion() string {
-	bi, _ := debug.ReadBuildInfo()
-	return versionOf(version, bi)
-}
+func buildVersion() string { return catalog.BuildVersion(version) }
 
-// versionOf is the version set with -ldflags, else the main module's version
-// from the build info (what 'go install .../cmd/cmp-defaults@v1.2.3' records),
-// else "dev".
-func versionOf(ldflags string, bi *debug.BuildInfo) string {
-	if ldflags != "" {
-		return ldflags
-	}
-	if bi != nil && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
-
-// usageArgs makes the argument checks of cmd and its subcommands return
-// usage errors, told apart by their type rather than their text.
-func usageArgs(cmd *cobra.Command) {
-	if check := cmd.Args; check != nil {
-		cmd.Args = func(cmd *cobra.Command, args []string) error {
-			err := check(cmd, args)
-			var ue action.UsageError
-			if err != nil && !errors.As(err, &ue) {
-				return action.UsageError{Err: err}
-			}
-			return err
-		}
-	}
-	for _, sub := range cmd.Commands() {
-		usageArgs(sub)
+// takes checks the number of arguments, min to max (-1: no limit), and
+// refuses another with a usage error saying what the command takes.
+func takes(min, max int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		return action.ArgCount(cmd.CommandPath(), args, min, max, what)
 	}
 }
 

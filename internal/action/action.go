@@ -20,6 +20,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/pipeline"
 	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/report"
 	"github.com/cmp-defaults/cmp-defaults/internal/sandbox"
 	"github.com/cmp-defaults/cmp-defaults/internal/warn"
 )
@@ -80,6 +81,19 @@ type UsageError struct{ Err error }
 func (e UsageError) Error() string { return e.Err.Error() }
 func (e UsageError) Unwrap() error { return e.Err }
 
+// ArgCount refuses a number of arguments outside min to max (-1: no
+// limit), saying what the command takes.
+func ArgCount(command string, args []string, min, max int, what string) error {
+	if len(args) >= min && (max < 0 || len(args) <= max) {
+		return nil
+	}
+	got := "no argument"
+	if len(args) > 0 {
+		got = fmt.Sprintf("%d argument(s) (%s)", len(args), strings.Join(args, " "))
+	}
+	return Usagef("got %s; '%s' takes %s", got, command, what)
+}
+
 // Usagef is a UsageError.
 func Usagef(format string, a ...any) error { return UsageError{fmt.Errorf(format, a...)} }
 
@@ -109,11 +123,18 @@ type Result struct {
 	Summary string
 }
 
-// Report is a typed report: text (YAML for a profile) or JSON.
-type Report interface {
-	WriteText(w io.Writer) error
-	WriteJSON(w io.Writer) error
+// Write writes the result for stdout: its report in format (report.Write),
+// else its output as it is.
+func (r *Result) Write(w io.Writer, format string) error {
+	if r.Report != nil {
+		return report.Write(w, r.Report, format)
+	}
+	_, err := w.Write(r.Output)
+	return err
 }
+
+// Report is a typed report, written as text, JSON or YAML (report.Write).
+type Report = report.Writer
 
 // Operators selects operator releases, as --operator, --profiles-dir and
 // --strict do on every command.
@@ -180,6 +201,8 @@ func (env *Env) checkUnserved(res []*operators.Resolution, objs []manifest.Objec
 		return strictError(flags, ws[0])
 	}
 	env.Warn(ws...)
+	env.Warn(env.unserved.Hints...)
+	env.unserved.Hints = nil
 	return nil
 }
 

@@ -50,13 +50,25 @@ func (f *Fill) Run(ctx context.Context, env *Env) (*Result, error) {
 	r, used := env.inputs(ctx, &f.Helm, f.Rendering)
 	st := pipeline.Stream{Timeout: f.timeout(), TimeoutName: flags.Of("timeout"), Format: f.Format, Out: &out,
 		Store: env.store, Releases: res, Strict: f.Strict, Warnings: &env.Warnings}
-	err = st.Run(ctx, e, func(fn func(manifest.Object) error) error { return r.Each(f.Args, fn) })
+	n := 0
+	err = st.Run(ctx, e, func(fn func(manifest.Object) error) error {
+		return r.Each(f.Args, func(ob manifest.Object) error { n++; return fn(ob) })
+	})
 	var strict *pipeline.StrictError
 	if errors.As(err, &strict) {
 		return nil, strictError(flags, strict.Msg)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if n == 0 {
+		// As render refuses an empty source: an empty input is seldom meant
+		// (a template that rendered nothing, the wrong file).
+		const msg = "the input holds no objects, so nothing was filled"
+		if f.Strict {
+			return nil, strictError(flags, msg)
+		}
+		env.Warn(msg)
 	}
 	if len(f.Refs) == 0 {
 		env.Warn("no --operator selected; objects pass through unchanged")

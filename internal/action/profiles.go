@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/catalog"
@@ -58,30 +59,29 @@ func (s *Show) Run(_ context.Context, env *Env) (*Result, error) {
 	return &Result{Report: shown}, nil
 }
 
-// Lint validates profile files: the shipped set, or Dir.
+// Lint validates profile files: the shipped set, or Dir. Problems are
+// what it looks for: the report lists every one (Found, exit 3).
 type Lint struct {
 	Dir    []string // none or one
-	Strict bool     // rules for built-in kinds are errors
+	Strict bool     // rules for built-in kinds are problems
 }
 
 func (l *Lint) Run(_ context.Context, env *Env) (*Result, error) {
 	if err := env.confine(l.Dir); err != nil {
 		return nil, err
 	}
-	rep, err := catalog.Lint(l.Dir)
+	rep, err := catalog.Lint(l.Dir, l.Strict)
 	if rep != nil {
 		env.Warn(rep.Warnings...)
 	}
 	if err != nil {
 		return nil, err
 	}
-	// Every problem but the last is a line before the error.
-	var notes strings.Builder
-	for _, p := range rep.Problems[:max(len(rep.Problems)-1, 0)] {
-		notes.WriteString("Error: " + p.Error() + "\n")
+	if rep.Empty() {
+		return nil, fmt.Errorf("%s: no profiles found", rep.Where)
 	}
-	if err := rep.Check(l.Strict); err != nil {
-		return &Result{Notes: notes.String()}, err
+	if !rep.OK() {
+		return &Result{Report: rep, Found: true, Summary: rep.Summary()}, nil
 	}
 	env.Warn(rep.Claims...)
 	return &Result{Report: rep}, nil
@@ -114,13 +114,14 @@ func (x *Extract) Run(ctx context.Context, env *Env) (*Result, error) {
 	if x.Operator == "" || x.Version == "" {
 		return nil, Usagef("extract needs --operator NAME and --version V")
 	}
+	// A bad name or version is the command line's mistake: refuse it before
+	// reading anything.
+	if err := operators.CheckRelease(x.Operator, x.Version); err != nil {
+		return nil, Usagef("--operator %s: %v", x.Operator+"@"+x.Version, err)
+	}
 	var crds *catalog.CRDs
 	var err error
 	if x.FromCluster {
-		// Fail on a bad name or version before talking to the cluster.
-		if _, err := operators.Extract(x.Operator, x.Version, nil); err != nil {
-			return nil, err
-		}
 		crds, err = catalog.CRDsFromCluster(ctx, x.Cluster, x.Groups)
 	} else {
 		crds, err = catalog.CRDsFromFiles(x.Files, env.Sidecar.MaxInput, env.Sidecar.Limits)

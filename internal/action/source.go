@@ -94,6 +94,9 @@ func helmUnused(h *Helm, used bool) error {
 func settingError(n plugin.Names, err error, releaseNameSet bool) error {
 	var se *render.SettingError
 	if !errors.As(err, &se) {
+		if errors.Is(err, render.ErrOutsideRoot) && !n.Plugin {
+			return fmt.Errorf("%w\n(the repository root is the nearest parent directory with .git, else the source directory; if the repository starts higher up, name its top directory with --repo-root)", err)
+		}
 		return err
 	}
 	name := n.Of(se.Key)

@@ -78,46 +78,105 @@ func TestListNamesUserProfiles(t *testing.T) {
 }
 
 func TestLintVerdicts(t *testing.T) {
-	rep, err := Lint([]string{profileDir(t, "acme.io", "Thing")})
+	rep, err := Lint([]string{profileDir(t, "acme.io", "Thing")}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out, errw bytes.Buffer
-	if err := lintWrite(rep, &out, &errw, true); err != nil || !strings.HasSuffix(out.String(), "1 operator(s), 1 profile(s): ok\n") {
+	var out bytes.Buffer
+	if err := rep.WriteText(&out); err != nil || !rep.OK() || !strings.HasSuffix(out.String(), "1 operator(s), 1 profile(s): ok\n") {
 		t.Errorf("good dir: %v, %q", err, out.String())
 	}
 
-	// A rule for a built-in kind warns, and fails with strict.
-	rep, err = Lint([]string{profileDir(t, "apps", "Deployment")})
+	// A rule for a built-in kind is a claim (a warning), a problem with strict.
+	rep, err = Lint([]string{profileDir(t, "apps", "Deployment")}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Claims) == 0 {
-		t.Fatalf("no claim for apps/v1 Deployment: %+v", rep)
+	if len(rep.Claims) == 0 || !rep.OK() {
+		t.Fatalf("no claim for apps/v1 Deployment, or not ok: %+v", rep)
 	}
+	rep.Strict = true
 	out.Reset()
-	errw.Reset()
-	if err := lintWrite(rep, &out, &errw, false); err != nil || !strings.HasPrefix(errw.String(), "Warning: ") {
-		t.Errorf("not strict: %v, stderr %q", err, errw.String())
-	}
-	if err := lintWrite(rep, &out, &errw, true); err == nil || !strings.Contains(err.Error(), "--strict") {
-		t.Errorf("strict: %v", err)
+	if rep.WriteText(&out); rep.OK() || !strings.Contains(out.String(), "because of --strict") || !strings.Contains(rep.Summary(), "--strict") {
+		t.Errorf("strict: %q, %s", out.String(), rep.Summary())
 	}
 
-	rep, err = Lint([]string{t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := lintWrite(rep, &out, &errw, false); err == nil || !strings.Contains(err.Error(), "no profiles found") {
-		t.Errorf("empty dir: %v", err)
+	rep, err = Lint([]string{t.TempDir()}, false)
+	if err != nil || !rep.Empty() {
+		t.Errorf("empty dir: %v, %+v", err, rep)
 	}
 
-	rep, err = Lint(nil)
+	rep, err = Lint(nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Problems) > 0 || rep.Profiles == 0 || rep.Where != "shipped profiles" {
 		t.Errorf("shipped profiles: %+v", rep)
+	}
+}
+
+// Every problem of a profile is reported with its file and line, not only
+// the first, in text and in JSON.
+func TestLintEveryProblem(t *testing.T) {
+	dir := t.TempDir()
+	bad := `apiVersion: cmp-defaults.io/v1alpha1
+kind: OperatorProfile
+operator: acme
+version: 1.0.0
+resources:
+  - group: acme.io
+    version: v1
+    kind: Thing
+    defaults:
+      - path: .spec.replicas
+        type: integer
+        value: three
+      - path: spec.x
+        value: 1
+    mutations:
+      - path: .spec.[
+        value: 1
+  - group: acme.io
+    version: v1
+    kindd: Other
+`
+	if err := os.WriteFile(filepath.Join(dir, "p.yaml"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Lint([]string{dir}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := rep.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"/p.yaml:10: rule .spec.replicas: value \"three\" is not of type integer\n",
+		"/p.yaml:13: rule spec.x: path \"spec.x\" must start with '.'\n",
+		"/p.yaml:16: rule .spec.[: ",
+		"/p.yaml:20: unknown field \"kindd\"",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in:\n%s", want, out.String())
+		}
+	}
+	if rep.OK() || !strings.HasSuffix(rep.Summary(), ": 4 problem(s)") {
+		t.Errorf("summary %q", rep.Summary())
+	}
+	var js bytes.Buffer
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		OK       bool
+		Problems []Problem
+	}
+	if err := json.Unmarshal(js.Bytes(), &got); err != nil || got.OK || len(got.Problems) != 4 {
+		t.Fatalf("JSON (%v):\n%s", err, js.String())
+	}
+	if p := got.Problems[0]; !strings.HasSuffix(p.File, "/p.yaml") || p.Line != 10 || p.Rule != ".spec.replicas" || p.Message != `value "three" is not of type integer` {
+		t.Errorf("first problem %+v", p)
 	}
 }
 
@@ -184,15 +243,4 @@ func TestVersionAndParameters(t *testing.T) {
 	if !strings.Contains(js.String(), "cert-manager") {
 		t.Errorf("parameters do not offer cert-manager:\n%s", js.String())
 	}
-}
-
-// lintWrite presents a lint report as 'profiles lint' does.
-func lintWrite(rep *LintReport, out, errw *bytes.Buffer, strict bool) error {
-	if err := rep.Check(strict); err != nil {
-		return err
-	}
-	for _, c := range rep.Claims {
-		errw.WriteString("Warning: " + c + "\n")
-	}
-	return rep.WriteText(out)
 }

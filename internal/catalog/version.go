@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/debug"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/report"
@@ -24,6 +25,26 @@ type Coverage struct {
 	Newest   string `json:"newest"`
 	Releases int    `json:"releasesChecked"`
 	Profiles int    `json:"profiles"`
+}
+
+// BuildVersion is the version of this build: ldflags (set with -ldflags
+// "-X main.version=..."), else what the build info records.
+func BuildVersion(ldflags string) string {
+	bi, _ := debug.ReadBuildInfo()
+	return versionOf(ldflags, bi)
+}
+
+// versionOf is the version set with -ldflags, else the main module's version
+// from the build info (what 'go install .../cmd/cmp-defaults@v1.2.3' records),
+// else "dev".
+func versionOf(ldflags string, bi *debug.BuildInfo) string {
+	if ldflags != "" {
+		return ldflags
+	}
+	if bi != nil && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
 }
 
 // VersionOf describes build version v and the operators of st.

@@ -6,6 +6,7 @@ package operators
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -380,183 +381,32 @@ func ParseProfile(file string, data []byte) (*Profile, error) {
 	if len(p.Resources) != len(res.Content) {
 		return nil, &LintError{File: file, Line: res.Line, Msg: "resources could not be read as a list of mappings"}
 	}
+	// Every resource is checked, so that one run reports every problem.
 	seen := map[string]int{}
+	var errs []error
 	for i, rn := range res.Content {
 		r := &p.Resources[i]
 		r.Line = rn.Line
 		if err := checkKeys(file, rn, "group", "version", "kind", "storage", "maps", "defaults", "mutations", "rewrites", "webhook"); err != nil {
-			return nil, err
+			errs = append(errs, err)
+			continue
 		}
 		if r.Version == "" || r.Kind == "" {
-			return nil, &LintError{File: file, Line: rn.Line, Msg: "resource needs version and kind"}
+			errs = append(errs, &LintError{File: file, Line: rn.Line, Msg: "resource needs version and kind"})
+			continue
 		}
 		key := r.APIVersion() + " " + r.Kind
 		if prev, dup := seen[key]; dup {
-			return nil, &LintError{File: file, Line: rn.Line, Msg: fmt.Sprintf("%s is listed twice (first at line %d)", key, prev)}
+			errs = append(errs, &LintError{File: file, Line: rn.Line, Msg: fmt.Sprintf("%s is listed twice (first at line %d)", key, prev)})
+			continue
 		}
 		seen[key] = rn.Line
-		if err := validateResource(file, rn, r); err != nil {
-			return nil, err
-		}
+		errs = append(errs, validateResource(file, rn, r)...)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	return p, nil
-}
-
-func validateResource(file string, rn *yaml.Node, r *Resource) error {
-	for _, m := range r.Maps {
-		if _, err := parseContainerPath(m); err != nil {
-			return &LintError{File: file, Line: rn.Line, Msg: "maps: " + err.Error()}
-		}
-	}
-	maps := ParseMaps(r.Maps)
-	used := make([]bool, len(maps))
-	paths := make(map[string]bool, len(r.Defaults))
-	if dn := valueOf(rn, "defaults"); dn != nil {
-		if err := sameLength(file, dn, len(r.Defaults), "defaults"); err != nil {
-			return err
-		}
-		for i, n := range dn.Content {
-			d := &r.Defaults[i]
-			d.Line = n.Line
-			if err := checkKeys(file, n, "path", "type", "nullable", "value"); err != nil {
-				return err
-			}
-			segs, err := tree.ParsePath(d.Path)
-			if err != nil {
-				return &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: err.Error()}
-			}
-			d.segs, d.parsed = segs, d.Path
-			if paths[d.Path] {
-				return &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: "path is listed twice"}
-			}
-			paths[d.Path] = true
-			if len(maps) > 0 {
-				for j, s := range segs {
-					if s.Iter {
-						maps.mark(segs[:j], used)
-					}
-				}
-			}
-			if valueOf(n, "value") == nil {
-				return &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: "value is missing"}
-			}
-			v, err := normalize(d.Value)
-			if err != nil || v == nil {
-				return &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: "value must be a non-null JSON value"}
-			}
-			d.Value = v
-			if err := CheckType(d.Type, v); err != nil {
-				return &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: err.Error()}
-			}
-		}
-	}
-	for i, m := range r.Maps {
-		if !used[i] {
-			return &LintError{File: file, Line: rn.Line, Msg: fmt.Sprintf("maps: %s is followed by [] in no default path", m)}
-		}
-	}
-	if mn := valueOf(rn, "mutations"); mn != nil {
-		if err := sameLength(file, mn, len(r.Mutations), "mutations"); err != nil {
-			return err
-		}
-		for i, n := range mn.Content {
-			m := &r.Mutations[i]
-			m.Line = n.Line
-			if err := checkKeys(file, n, "path", "value", "format", "insert", "key", "drop", "when", "reason"); err != nil {
-				return err
-			}
-			if _, err := CompileJQ(m.Path, true); err != nil {
-				return &LintError{File: file, Line: n.Line, Rule: m.Path, Msg: err.Error()}
-			}
-			if m.When != "" {
-				if _, err := CompileJQ(m.When, false); err != nil {
-					return &LintError{File: file, Line: n.Line, Rule: m.Path, Msg: "when: " + err.Error()}
-				}
-			}
-			if m.Format == "" && valueOf(n, "value") == nil {
-				return &LintError{File: file, Line: n.Line, Rule: m.Path, Msg: "value must be a JSON value"}
-			}
-			v, err := normalize(m.Value)
-			if err != nil {
-				return &LintError{File: file, Line: n.Line, Rule: m.Path, Msg: "value must be a JSON value"}
-			}
-			m.Value = v
-			if err := m.check(); err != nil {
-				return &LintError{File: file, Line: n.Line, Rule: m.Path, Msg: err.Error()}
-			}
-		}
-	}
-	if rn := valueOf(rn, "rewrites"); rn != nil {
-		if err := sameLength(file, rn, len(r.Rewrites), "rewrites"); err != nil {
-			return err
-		}
-		for i, n := range rn.Content {
-			w := &r.Rewrites[i]
-			w.Line = n.Line
-			if err := checkKeys(file, n, "path", "when", "from", "to", "reason"); err != nil {
-				return err
-			}
-			if _, err := CompileJQ(w.Path, true); err != nil {
-				return &LintError{File: file, Line: n.Line, Rule: w.Path, Msg: err.Error()}
-			}
-			if w.When != "" {
-				if _, err := CompileJQ(w.When, false); err != nil {
-					return &LintError{File: file, Line: n.Line, Rule: w.Path, Msg: "when: " + err.Error()}
-				}
-			}
-			from, err1 := normalize(w.From)
-			to, err2 := normalize(w.To)
-			if err1 != nil || err2 != nil || valueOf(n, "from") == nil || valueOf(n, "to") == nil {
-				return &LintError{File: file, Line: n.Line, Rule: w.Path, Msg: "from and to must be JSON values"}
-			}
-			w.From, w.To = from, to
-		}
-	}
-	return nil
-}
-
-// check says whether the mutation's form is whole: Format without Value,
-// Insert with an object Value that has Key, Drop of a zero scalar.
-func (m *Mutation) check() error {
-	switch {
-	case m.Format != "" && (m.Value != nil || m.Insert != "" || m.Drop):
-		return fmt.Errorf("format replaces value, insert and drop: give only one")
-	case m.Format != "" && !strings.Contains(m.Format, "{index}") && !strings.Contains(m.Format, "{n}"):
-		return fmt.Errorf("format %q has neither {index} nor {n}: use value", m.Format)
-	case m.Insert != "" && m.Drop:
-		return fmt.Errorf("insert and drop: give only one")
-	case m.Insert != "":
-		if m.Insert != InsertFirst && m.Insert != InsertLast {
-			return fmt.Errorf("insert %q: want %s or %s", m.Insert, InsertFirst, InsertLast)
-		}
-		obj, ok := m.Value.(map[string]any)
-		if !ok || m.Key == "" || obj[m.Key] == nil {
-			return fmt.Errorf("insert needs key (a field) and an object value that has it")
-		}
-	case m.Key != "":
-		return fmt.Errorf("key is only for insert")
-	case m.Drop:
-		switch m.Value {
-		case false, int64(0), float64(0), "":
-		default:
-			return fmt.Errorf("drop removes a zero value (false, 0 or \"\"), not %s", short(m.Value))
-		}
-	}
-	return nil
-}
-
-// sameLength guards against list entries that YAML decoding dropped
-// (null items): every entry must be a mapping.
-func sameLength(file string, n *yaml.Node, decoded int, what string) error {
-	for _, c := range n.Content {
-		if c.Kind != yaml.MappingNode {
-			return &LintError{File: file, Line: c.Line, Msg: what + " entries must be mappings"}
-		}
-	}
-	if n.Kind != yaml.SequenceNode || len(n.Content) != decoded {
-		return &LintError{File: file, Line: n.Line, Msg: what + " must be a list of mappings"}
-	}
-	return nil
 }
 
 // parseContainerPath parses a path that may end in a field or in [].

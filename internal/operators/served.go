@@ -33,8 +33,11 @@ func (r *Resolution) Unserved(st *Store, apiVersion, kind string) string {
 		ours = ours || rs.Group == group
 		other = other || rs.Group == group && rs.Kind == kind
 	}
-	if !ours || !other && !r.Profile.lacksCRD(kind) {
+	if !ours {
 		return ""
+	}
+	if !other && !r.Profile.lacksCRD(kind) {
+		return st.misspelt(r, group, apiVersion, kind)
 	}
 	ref := r.Operator + "@" + strings.TrimPrefix(r.Requested, "v")
 	first, last, dropped := st.servedBy(r.Operator, apiVersion, kind, r.Requested)
@@ -47,7 +50,72 @@ func (r *Resolution) Unserved(st *Store, apiVersion, kind string) string {
 	if by := st.otherServer(r, group, apiVersion, kind); by != "" {
 		return fmt.Sprintf("%s%s does not serve %s %s; %s does: select the operator release your cluster runs, or the API server will reject these objects", ref, channelOf(r.Profile), apiVersion, kind, by)
 	}
-	return ""
+	// A shipped profile has every served version of the kind that has
+	// defaults; a user's may list only some.
+	if other && r.Profile.Source == Shipped {
+		return fmt.Sprintf("no checked release of %s serves %s %s (%s serves %s), so the API server will reject these objects; use a served apiVersion",
+			r.Operator, apiVersion, kind, ref, strings.Join(r.Profile.versionsOf(group, kind), ", "))
+	}
+	return st.misspelt(r, group, apiVersion, kind)
+}
+
+// misspelt says that kind is no kind of group in any checked release of
+// r's operator but one letter away from one that is (a typo, a plural):
+// the API server will reject it. Other unknown kinds say nothing, since a
+// kind without defaults is in no profile.
+func (s *Store) misspelt(r *Resolution, group, apiVersion, kind string) string {
+	profs, err := s.Profiles(r.Operator)
+	if err != nil {
+		return ""
+	}
+	seen := map[string]bool{}
+	var near []string
+	for _, p := range profs {
+		for _, rs := range p.Resources {
+			if rs.Group != group || seen[rs.Kind] {
+				continue
+			}
+			seen[rs.Kind] = true
+			if editDistance(strings.ToLower(kind), strings.ToLower(rs.Kind)) <= 1 {
+				near = append(near, rs.Kind)
+			}
+		}
+	}
+	if len(near) == 0 || seen[kind] {
+		return ""
+	}
+	ref := r.Operator + "@" + strings.TrimPrefix(r.Requested, "v")
+	return fmt.Sprintf("%s has no kind %s in %s (did you mean %s?), so the API server will reject these objects", ref, kind, apiVersion, strings.Join(near, " or "))
+}
+
+// versionsOf lists the apiVersions under which the profile has kind.
+func (p *Profile) versionsOf(group, kind string) []string {
+	var out []string
+	for _, rs := range p.Resources {
+		if rs.Group == group && rs.Kind == kind {
+			out = append(out, rs.APIVersion())
+		}
+	}
+	if len(out) == 0 {
+		return []string{"no version of it"}
+	}
+	return out
+}
+
+// Covering lists the operators whose newest profile has API group group:
+// for an object of that group when none of them is selected.
+func (s *Store) Covering(group string) []string {
+	var out []string
+	for _, name := range s.Operators() {
+		rels, err := s.Releases(name)
+		if err != nil || len(rels) == 0 {
+			continue
+		}
+		if newest, err := s.Resolve(name, rels[len(rels)-1].Version, false); err == nil && newest.Profile.hasGroup(group) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 func channelOf(p *Profile) string {

@@ -256,7 +256,12 @@ func (s *Store) addDir(dir string, seen map[string]string, keepGoing bool) error
 			if !keepGoing {
 				return err
 			}
-			s.Problems = append(s.Problems, err)
+			// A file's problems, each on its own (errors.Join of ParseProfile).
+			if many, ok := err.(interface{ Unwrap() []error }); ok {
+				s.Problems = append(s.Problems, many.Unwrap()...)
+			} else {
+				s.Problems = append(s.Problems, err)
+			}
 		}
 	}
 	return nil
@@ -440,13 +445,31 @@ func (e *ResolveError) Error() string { return e.Msg }
 func ParseRef(ref string) (name, version string, err error) {
 	name, version, ok := strings.Cut(strings.TrimSpace(ref), "@")
 	if !ok || name == "" || version == "" {
-		return "", "", fmt.Errorf("operator %q: write NAME@VERSION, e.g. external-secrets@2.5.0", ref)
+		return "", "", fmt.Errorf("operator %q: write NAME@VERSION, e.g. external-secrets@2.5.0%s", ref, listHint(name))
 	}
 	v, err := CanonicalVersion(version)
 	if err != nil {
 		return "", "", fmt.Errorf("operator %q: %v", ref, err)
 	}
 	return name, v, nil
+}
+
+// listHint points at the command that lists an operator's releases.
+func listHint(name string) string {
+	if name == "" || checkName(name) != nil {
+		return ""
+	}
+	return fmt.Sprintf(" ('cmp-defaults profiles show %s' lists its releases)", name)
+}
+
+// CheckRelease checks an operator name and version as a profile names
+// them, before anything is read.
+func CheckRelease(name, version string) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	_, err := CanonicalVersion(version)
+	return err
 }
 
 // Resolve finds the profile for an operator release: the newest profile at
@@ -456,7 +479,7 @@ func ParseRef(ref string) (name, version string, err error) {
 func (s *Store) Resolve(name, version string, strict bool) (*Resolution, error) {
 	o := s.ops[name]
 	if o == nil {
-		return nil, &ResolveError{Msg: fmt.Sprintf("unknown operator %q; known operators: %s", name, strings.Join(s.Operators(), ", ")), Unknown: true}
+		return nil, s.unknownError(name)
 	}
 	v, err := CanonicalVersion(version)
 	if err != nil {
@@ -477,7 +500,9 @@ func (s *Store) Resolve(name, version string, strict bool) (*Resolution, error) 
 		}
 	}
 	if chosen == "" {
-		return nil, &ResolveError{Msg: fmt.Sprintf("%s@%s is older than the oldest known release %s; known releases: %s to %s%s", name, strings.TrimPrefix(v, "v"), rel[0], rel[0], rel[len(rel)-1], chartHint(name, v))}
+		return nil, &ResolveError{Msg: fmt.Sprintf("%s@%s is older than the oldest known release %s; known releases: %s to %s%s; "+
+			"select one of those ('cmp-defaults profiles show %s' lists them), or make a profile of %s's CRDs with 'cmp-defaults profiles extract --operator %s@%s CRD.yaml... --write DIR' and add DIR to the profiles directories",
+			name, strings.TrimPrefix(v, "v"), rel[0], rel[0], rel[len(rel)-1], chartHint(name, v), name, strings.TrimPrefix(v, "v"), name, strings.TrimPrefix(v, "v"))}
 	}
 	res := &Resolution{Operator: name, Requested: v}
 	if _, ok := o.releases[v]; !ok && o.profiles[v] == nil {
@@ -512,7 +537,7 @@ func (s *Store) Resolve(name, version string, strict bool) (*Resolution, error) 
 func (s *Store) Releases(name string) ([]Release, error) {
 	o := s.ops[name]
 	if o == nil {
-		return nil, &ResolveError{Msg: fmt.Sprintf("unknown operator %q; known operators: %s", name, strings.Join(s.Operators(), ", "))}
+		return nil, s.unknownError(name)
 	}
 	if err := o.index(); err != nil {
 		return nil, err

@@ -191,12 +191,13 @@ func Run(parent context.Context, job Job) (*Result, error) {
 		}
 		r.Warnings.Add(warn.Rewrites, ws...)
 	}
-	var u Unserved
+	u := Unserved{CMP: job.CMP}
 	ws := u.Check(r.Store, r.Releases, objs)
 	if job.Selection.Strict && len(ws) > 0 {
 		return fail(&StrictError{ws[0]})
 	}
 	r.Warnings.Add(warn.General, ws...)
+	r.Warnings.Add(warn.General, u.Hints...)
 	r.Objects = objs
 	if job.Format == "" {
 		return r, nil

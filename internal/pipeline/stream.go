@@ -58,6 +58,8 @@ func (s Stream) Run(parent context.Context, e *defaults.Engine, each func(func(m
 			return &StrictError{ws[0]}
 		}
 		s.Warnings.Add(warn.General, ws...)
+		s.Warnings.Add(warn.General, u.Hints...)
+		u.Hints = nil
 		return enc.Encode(ob)
 	})
 	if cause := context.Cause(ctx); cause != nil {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -12,11 +13,17 @@ import (
 // Unserved warns once per apiVersion and kind that a selected release
 // does not serve while other checked releases of the operator do: the API
 // server rejects such objects.
+//
+// Hints, once per API group, name the operators that cover an object's
+// group when none of them is selected: the user probably forgot one. They
+// are advice, never made errors by strict mode.
 type Unserved struct {
-	seen map[string]bool
+	CMP   bool // under Argo CD: hints name the operators parameter
+	Hints []string
+	seen  map[string]bool
 }
 
-// Check returns the warnings about objs not yet given.
+// Check returns the warnings about objs not yet given, and adds to Hints.
 func (u *Unserved) Check(st *operators.Store, res []*operators.Resolution, objs []manifest.Object) []string {
 	if u.seen == nil {
 		u.seen = map[string]bool{}
@@ -34,8 +41,41 @@ func (u *Unserved) Check(st *operators.Store, res []*operators.Resolution, objs 
 				out = append(out, fmt.Sprintf("%s: %s", ob.Where(), msg))
 			}
 		}
+		u.hint(st, res, ob, av)
 	}
 	return out
+}
+
+// hint adds a hint when no selected release covers the group of apiVersion
+// and another operator of st does.
+func (u *Unserved) hint(st *operators.Store, res []*operators.Resolution, ob manifest.Object, apiVersion string) {
+	group, _, ok := strings.Cut(apiVersion, "/")
+	if !ok || st == nil || u.seen["group "+group] {
+		return
+	}
+	u.seen["group "+group] = true
+	for _, r := range res {
+		if r.Profile != nil && slices.ContainsFunc(r.Profile.Resources, func(rs operators.Resource) bool { return rs.Group == group }) {
+			return
+		}
+	}
+	names := st.Covering(group)
+	if len(names) == 0 {
+		return
+	}
+	adds := make([]string, len(names))
+	for i, n := range names {
+		adds[i] = n + "@VERSION"
+	}
+	add := "add --operator " + strings.Join(adds, " or --operator ")
+	if u.CMP {
+		add = "select its release in the parameter operators (" + strings.Join(names, ": VERSION or ") + ": VERSION)"
+	}
+	who := "the operator " + names[0] + ", which is not selected"
+	if len(names) > 1 {
+		who = "the operators " + strings.Join(names, " and ") + ", none of them selected"
+	}
+	u.Hints = append(u.Hints, fmt.Sprintf("%s: %s is covered by %s, so its defaults are not filled; %s", ob.Where(), group, who, add))
 }
 
 // UnservedKinds compares the selected profiles with the API versions the

@@ -39,6 +39,9 @@ func renderKustomize(ctx context.Context, opt Options) ([]manifest.Object, error
 
 func kustomizeBuild(ctx context.Context, opt Options) ([]manifest.Object, error) {
 	where := rel(opt.RepoRoot, opt.Dir)
+	if where == "." {
+		where = opt.Dir // the root itself: its path, not "."
+	}
 	kfile, err := preflightKustomization(ctx, opt.RepoRoot, opt.Dir, map[string]bool{}, opt.budget)
 	if err != nil {
 		return nil, fmt.Errorf("kustomization %s: %w", where, err)

@@ -68,7 +68,18 @@ func UnusedMessage(kind Kind, dir string, unused []string, name func(string) str
 	for _, u := range unused {
 		parts = append(parts, fmt.Sprintf("%s applies to %s only", name(u), Applies(u)))
 	}
-	return fmt.Sprintf("%s is a %s source, so these settings would do nothing: %s", dir, kind, strings.Join(parts, "; "))
+	return fmt.Sprintf("%s is a %s source, so these settings would do nothing: %s", dir, kind.Title(), strings.Join(parts, "; "))
+}
+
+// Title is the kind as prose names it: Helm, Kustomize, directory.
+func (k Kind) Title() string {
+	switch k {
+	case KindHelm:
+		return "Helm"
+	case KindKustomize:
+		return "Kustomize"
+	}
+	return string(k)
 }
 
 // SettingError is a value of a render setting that cannot be used (a

@@ -45,6 +45,10 @@ var wantFiles = []string{
 	"usr/local/ drwxr-xr-x 0:0",
 	"usr/local/bin/ drwxr-xr-x 0:0",
 	"usr/local/bin/cmp-defaults -rwxr-xr-x 0:0",
+	"usr/share/ drwxr-xr-x 0:0",
+	"usr/share/doc/ drwxr-xr-x 0:0",
+	"usr/share/doc/cmp-defaults/ drwxr-xr-x 0:0",
+	"usr/share/doc/cmp-defaults/LICENSE -rw-r--r-- 0:0",
 }
 
 // options reads version, revision and time from git like the command does;

@@ -5,10 +5,11 @@
 //	go run ./scripts/image -o DIR
 //
 // writes DIR/oci, an OCI image layout whose index.json names one image index
-// (linux/amd64 and linux/arm64), and DIR/image-linux-amd64.tar for
-// 'docker load'. The image has one layer on an empty base: the static binary
+// (linux/amd64 and linux/arm64, or the one -platform names), and
+// DIR/image-linux-amd64.tar (the first platform's) for 'docker load'. Each
+// step says on stderr what it does and how long it took. The image has one layer on an empty base: the static binary
 // at /usr/local/bin/cmp-defaults, plugin.yaml where argocd-cmp-server reads it,
-// /etc/passwd and /etc/group naming uid/gid 999, and a sticky world-writable
+// the LICENSE, /etc/passwd and /etc/group naming uid/gid 999, and a sticky world-writable
 // /tmp. Its entrypoint, argocd-cmp-server, is not in the image: Argo CD's
 // repo-server copies it into the shared var-files volume at /var/run/argocd.
 package main
@@ -21,6 +22,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,8 +48,9 @@ const (
 	Entrypoint   = "/var/run/argocd/argocd-cmp-server"
 	User         = "999:999" // Argo CD's uid: the CMP server shares the plugins socket volume with repo-server
 	// Licenses is the SPDX expression of the org.opencontainers.image.licenses
-	// label. The repository has no license file yet: change this with it.
-	Licenses = "NOASSERTION"
+	// label: the repository's LICENSE, which the image carries at License.
+	Licenses = "Apache-2.0"
+	License  = "/usr/share/doc/cmp-defaults/LICENSE"
 	// Path is the only environment variable: plugin.yaml runs "cmp-defaults".
 	Path = "PATH=/usr/local/bin"
 )
@@ -62,7 +65,8 @@ type Options struct {
 	Version  string // the version the binary reports and the image's tag; default: git describe
 	Revision string // the commit; default: git rev-parse HEAD
 	Created  time.Time
-	Log      io.Writer
+	Log      io.Writer     // progress, one line per step; nil: none
+	Platform []v1.Platform // the platforms to build; empty: all of Platforms
 }
 
 // Result names what was written.
@@ -75,19 +79,28 @@ type Result struct {
 
 func main() {
 	var o Options
-	var epoch string
+	var epoch, platform string
+	flag.StringVar(&platform, "platform", "", "build only this platform, e.g. linux/amd64 (what docker load needs); default: "+platformList())
 	flag.StringVar(&o.Out, "o", "", "output directory (required); DIR/oci and DIR/image-linux-amd64.tar are written")
 	flag.StringVar(&o.Version, "version", "", "version the binary reports and the image tag (default: git describe --tags --always --dirty)")
 	flag.StringVar(&o.Revision, "revision", "", "source revision label (default: git rev-parse HEAD)")
 	flag.StringVar(&epoch, "source-date-epoch", os.Getenv("SOURCE_DATE_EPOCH"), "timestamp of every file and of the image, in Unix seconds (default: $SOURCE_DATE_EPOCH, else the commit time)")
 	flag.Usage = func() {
-		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./scripts/image -o DIR [flags]\n\nBuilds the cmp-defaults image (linux/amd64, linux/arm64) without a container engine.\n\n")
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./scripts/image -o DIR [flags]\n\nBuilds the cmp-defaults image (%s) without a container engine.\n\n", platformList())
 		flag.PrintDefaults()
 	}
 	flag.Parse()
 	if o.Out == "" || flag.NArg() > 0 {
 		flag.Usage()
 		os.Exit(2)
+	}
+	if platform != "" {
+		p, err := platformOf(platform)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "image:", err)
+			os.Exit(2)
+		}
+		o.Platform = []v1.Platform{p}
 	}
 	if epoch != "" {
 		sec, err := strconv.ParseInt(epoch, 10, 64)
@@ -111,6 +124,31 @@ func main() {
 	fmt.Printf("%s@%s\n%s\n%s\n", res.Tag, res.Digest, res.Layout, res.Tarball)
 }
 
+func platformList() string {
+	var names []string
+	for _, p := range Platforms {
+		names = append(names, p.OS+"/"+p.Architecture)
+	}
+	return strings.Join(names, ", ")
+}
+
+// platformOf is the platform of Platforms that s names (os/arch).
+func platformOf(s string) (v1.Platform, error) {
+	for _, p := range Platforms {
+		if s == p.OS+"/"+p.Architecture {
+			return p, nil
+		}
+	}
+	return v1.Platform{}, fmt.Errorf("-platform %q: use one of %s", s, platformList())
+}
+
+// progress says on o.Log that a step is done and how long it took.
+func (o *Options) progress(start time.Time, format string, a ...any) {
+	if o.Log != nil {
+		fmt.Fprintf(o.Log, "image: %s (%s)\n", fmt.Sprintf(format, a...), time.Since(start).Round(100*time.Millisecond))
+	}
+}
+
 // repoRoot is the directory of the main module's go.mod.
 func repoRoot() (string, error) {
 	out, err := exec.Command("go", "env", "GOMOD").Output()
@@ -124,7 +162,8 @@ func repoRoot() (string, error) {
 	return filepath.Dir(gomod), nil
 }
 
-// Build writes the image layout and the amd64 docker tarball under o.Out.
+// Build writes the image layout and the first platform's docker tarball
+// under o.Out.
 func Build(o Options) (*Result, error) {
 	if err := o.fromGit(); err != nil {
 		return nil, err
@@ -137,22 +176,47 @@ func Build(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	license, err := os.ReadFile(filepath.Join(o.Root, "LICENSE"))
+	if err != nil {
+		return nil, err
+	}
 	tmp, err := os.MkdirTemp("", "cmp-defaults-image")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-
-	var adds []mutate.IndexAddendum
-	for _, p := range Platforms {
+	var bins []string
+	for _, p := range o.platforms() {
 		bin := filepath.Join(tmp, "cmp-defaults-"+p.Architecture)
 		if err := o.goBuild(p, bin); err != nil {
 			return nil, err
 		}
-		img, err := o.image(p, bin, plugin)
+		bins = append(bins, bin)
+	}
+	return o.write(tag, plugin, license, bins)
+}
+
+func (o *Options) platforms() []v1.Platform {
+	if len(o.Platform) > 0 {
+		return o.Platform
+	}
+	return Platforms
+}
+
+// write makes the images of the binaries bins (one per platform, in the
+// order of o.platforms) and writes the layout and the tarball.
+func (o *Options) write(tag name.Tag, plugin, license []byte, bins []string) (*Result, error) {
+	var adds []mutate.IndexAddendum
+	for i, p := range o.platforms() {
+		start := time.Now()
+		img, err := o.image(p, bins[i], plugin, license)
+		if err == nil {
+			_, err = img.Digest() // compresses the layer: the step's cost
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s/%s: %v", p.OS, p.Architecture, err)
 		}
+		o.progress(start, "%s/%s image assembled", p.OS, p.Architecture)
 		adds = append(adds, mutate.IndexAddendum{Add: img, Descriptor: v1.Descriptor{Platform: &p}})
 	}
 	idx := mutate.AppendManifests(mutate.IndexMediaType(empty.Index, types.OCIImageIndex), adds...)
@@ -162,7 +226,9 @@ func Build(o Options) (*Result, error) {
 		return nil, err
 	}
 
-	res := &Result{Digest: digest, Tag: tag.String(), Layout: filepath.Join(o.Out, "oci"), Tarball: filepath.Join(o.Out, "image-linux-amd64.tar")}
+	first := o.platforms()[0]
+	res := &Result{Digest: digest, Tag: tag.String(), Layout: filepath.Join(o.Out, "oci"), Tarball: filepath.Join(o.Out, "image-"+first.OS+"-"+first.Architecture+".tar")}
+	start := time.Now()
 	if err := os.RemoveAll(res.Layout); err != nil {
 		return nil, err
 	}
@@ -173,10 +239,32 @@ func Build(o Options) (*Result, error) {
 	if err := lp.AppendIndex(idx, layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": tag.TagStr()})); err != nil {
 		return nil, fmt.Errorf("writing %s: %v", res.Layout, err)
 	}
+	if err := ordinaryModes(res.Layout); err != nil {
+		return nil, err
+	}
+	o.progress(start, "wrote the OCI layout %s", res.Layout)
+	start = time.Now()
 	if err := tarball.WriteToFile(res.Tarball, tag, adds[0].Add.(v1.Image)); err != nil {
 		return nil, fmt.Errorf("writing %s: %v", res.Tarball, err)
 	}
+	o.progress(start, "wrote the docker tarball %s", res.Tarball)
 	return res, nil
+}
+
+// ordinaryModes gives the layout the modes of files anyone may copy and
+// push: go-containerregistry writes blobs 0600 (temporary files renamed)
+// and index.json and oci-layout executable.
+func ordinaryModes(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		mode := fs.FileMode(0o644)
+		if d.IsDir() {
+			mode = 0o755
+		}
+		return os.Chmod(p, mode)
+	})
 }
 
 // fromGit fills the version, revision and time the caller left out from the
@@ -235,6 +323,9 @@ func (o *Options) labels() map[string]string {
 // goBuild cross-compiles the static binary for p.
 func (o *Options) goBuild(p v1.Platform, out string) error {
 	start := time.Now()
+	if o.Log != nil {
+		fmt.Fprintf(o.Log, "image: building the %s/%s binary (go build)...\n", p.OS, p.Architecture)
+	}
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -X main.version="+o.Version, "-o", out, "./cmd/cmp-defaults")
 	cmd.Dir = o.Root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+p.OS, "GOARCH="+p.Architecture)
@@ -242,19 +333,17 @@ func (o *Options) goBuild(p v1.Platform, out string) error {
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("go build for %s/%s: %v", p.OS, p.Architecture, err)
 	}
-	if o.Log != nil {
-		fmt.Fprintf(o.Log, "built %s/%s binary in %s\n", p.OS, p.Architecture, time.Since(start).Round(time.Second))
-	}
+	o.progress(start, "built the %s/%s binary", p.OS, p.Architecture)
 	return nil
 }
 
 // image is one platform's image: an empty base plus one layer.
-func (o *Options) image(p v1.Platform, bin string, plugin []byte) (v1.Image, error) {
+func (o *Options) image(p v1.Platform, bin string, plugin, license []byte) (v1.Image, error) {
 	exe, err := os.ReadFile(bin)
 	if err != nil {
 		return nil, err
 	}
-	tarData, err := o.layerTar(exe, plugin)
+	tarData, err := o.layerTar(exe, plugin, license)
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +380,7 @@ func (o *Options) image(p v1.Platform, bin string, plugin []byte) (v1.Image, err
 }
 
 // layerTar is the image's only layer, every entry stamped with o.Created.
-func (o *Options) layerTar(exe, plugin []byte) ([]byte, error) {
+func (o *Options) layerTar(exe, plugin, license []byte) ([]byte, error) {
 	type entry struct {
 		name     string
 		mode     int64
@@ -313,6 +402,10 @@ func (o *Options) layerTar(exe, plugin []byte) ([]byte, error) {
 		{"usr/local/", 0o755, 0, 0, nil},
 		{"usr/local/bin/", 0o755, 0, 0, nil},
 		{"usr/local/bin/cmp-defaults", 0o755, 0, 0, exe},
+		{"usr/share/", 0o755, 0, 0, nil},
+		{"usr/share/doc/", 0o755, 0, 0, nil},
+		{"usr/share/doc/cmp-defaults/", 0o755, 0, 0, nil},
+		{"usr/share/doc/cmp-defaults/LICENSE", 0o644, 0, 0, license},
 	}
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
