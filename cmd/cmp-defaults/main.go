@@ -12,10 +12,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
@@ -179,7 +177,7 @@ func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int
 	if res == nil {
 		res = &action.Result{}
 	}
-	io.WriteString(stderr, printable(res.Notes))
+	io.WriteString(stderr, quote.Text(res.Notes))
 	if err == nil {
 		if res.Report != nil {
 			err = report.Write(out, res.Report, c.format)
@@ -209,57 +207,5 @@ func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int
 	return exitFound
 }
 
-// Bounds of the error printed: a library's error can quote a whole
-// resource, and stderr must keep room for the warnings before it.
-const (
-	maxErrorLine  = 3 << 10
-	maxErrorBytes = 6 << 10
-)
-
-// printError writes err as "Error: " and its first line, its further
-// lines indented: a line of an error that quotes a repository (a file
-// name, a key, a library's message) can never start a line of stderr of
-// its own, a forged "Error:" or "panic:". Control characters are escaped;
-// lines are cut at maxErrorLine, the error at maxErrorBytes.
-func printError(stderr io.Writer, err error) {
-	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
-	var b strings.Builder
-	for i, l := range lines {
-		if i > 0 && b.Len() >= maxErrorBytes {
-			fmt.Fprintf(&b, "  ... and %d more lines\n", len(lines)-i)
-			break
-		}
-		prefix := "  "
-		if i == 0 {
-			prefix = "Error: "
-		}
-		b.WriteString(prefix + quote.Line(shorten(l, maxErrorLine)) + "\n")
-	}
-	io.WriteString(stderr, b.String())
-}
-
-// shorten cuts s to about n bytes on a rune boundary, saying how much was
-// cut.
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return fmt.Sprintf("%s... (%d more bytes cut)", s[:i], len(s)-i)
-}
-
-// printable is s with the control characters of each line escaped.
-func printable(s string) string {
-	lines := strings.SplitAfter(s, "\n")
-	for i, l := range lines {
-		body, nl := strings.CutSuffix(l, "\n")
-		lines[i] = quote.Line(body)
-		if nl {
-			lines[i] += "\n"
-		}
-	}
-	return strings.Join(lines, "")
-}
+// printError writes err on stderr as quote.Error formats it.
+func printError(stderr io.Writer, err error) { io.WriteString(stderr, quote.Error(err)) }

@@ -56,8 +56,8 @@ Configuration, strongest first:
   Argo CD's build env: ARGOCD_APP_NAME (release name), ARGOCD_APP_NAMESPACE (namespace),
       KUBE_VERSION, KUBE_API_VERSIONS, ARGOCD_APP_SOURCE_PATH (to find the repository root)
 Sidecar only: CMP_DEFAULTS_PROFILES_DIR (extra profiles, colon-separated), and the limits
-  CMP_DEFAULTS_MAX_INPUT_BYTES (64 MiB), CMP_DEFAULTS_MAX_MEMORY_BYTES (768 MiB of resident
-  memory, supervisor and worker together), CMP_DEFAULTS_MAX_DOCUMENTS (200000);
+  CMP_DEFAULTS_MAX_INPUT_BYTES (64 MiB), CMP_DEFAULTS_MAX_DOCUMENTS (200000),
+  CMP_DEFAULTS_MAX_MEMORY_BYTES (768 MiB of resident memory) for supervisor and worker together;
   CMP_DEFAULTS_SANDBOX: unset, the worker is confined with every layer the kernel has (no
   network, read-only repository); require: a missing layer is an error; off: not confined.
 

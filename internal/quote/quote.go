@@ -5,6 +5,7 @@
 package quote
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -62,4 +63,59 @@ func oneLine(s string) bool {
 		}
 	}
 	return true
+}
+
+// Bounds of an error as Error formats it: a library's error can quote a
+// whole resource, and stderr must keep room for the warnings before it.
+const (
+	maxErrorLine  = 3 << 10
+	maxErrorBytes = 6 << 10
+)
+
+// Error formats err for stderr: "Error: " and its first line, its further
+// lines indented, so that a line of an error that quotes a repository (a
+// file name, a key, a library's message) can never start a line of its
+// own, a forged "Error:" or "panic:". Control characters are escaped;
+// lines are cut at 3 KiB, the error at 6 KiB.
+func Error(err error) string {
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 && b.Len() >= maxErrorBytes {
+			fmt.Fprintf(&b, "  ... and %d more lines\n", len(lines)-i)
+			break
+		}
+		prefix := "  "
+		if i == 0 {
+			prefix = "Error: "
+		}
+		b.WriteString(prefix + Line(Shorten(l, maxErrorLine)) + "\n")
+	}
+	return b.String()
+}
+
+// Shorten cuts s to about n bytes on a rune boundary, saying how much was
+// cut.
+func Shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return fmt.Sprintf("%s... (%d more bytes cut)", s[:i], len(s)-i)
+}
+
+// Text is s with the control characters of each line escaped.
+func Text(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		body, nl := strings.CutSuffix(l, "\n")
+		lines[i] = Line(body)
+		if nl {
+			lines[i] += "\n"
+		}
+	}
+	return strings.Join(lines, "")
 }

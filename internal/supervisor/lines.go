@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/quote"
 )
 
 // Bounds of what a worker may print on stderr, which Argo CD's cmp-server
@@ -93,7 +95,7 @@ func (l *Lines) add(s string, cut int) {
 	n := l.seen
 	l.seen++
 	if l.crashAt < 0 && crashRe.MatchString(s) {
-		l.crashAt, l.crash = n, Shorten(Printable(s), 200)
+		l.crashAt, l.crash = n, quote.Shorten(Printable(s), 200)
 	} else if l.crashAt >= 0 && traceRe.MatchString(s) {
 		l.traced = true
 	}
@@ -183,17 +185,4 @@ func Printable(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
-}
-
-// Shorten cuts s to about n bytes (on a rune boundary), saying how much
-// was left out.
-func Shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return fmt.Sprintf("%s... (%d more bytes cut)", s[:i], len(s)-i)
 }
