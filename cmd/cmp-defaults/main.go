@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -72,6 +73,7 @@ func main() {
 // worker runs the job the supervisor hands over (internal/supervisor):
 // the command line, configured by the environment the supervisor read.
 func worker() int {
+	debug.SetGCPercent(supervisor.GCPercent) // started with GOGC=off for its initialisation
 	stderr, sync := captureStderr()
 	job, err := supervisor.ReadJob()
 	if err != nil {

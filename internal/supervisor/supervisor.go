@@ -35,7 +35,13 @@ const WorkerArg = "__cmp-defaults-worker"
 // program) and HTTP(S) requests sent to a proxy address that refuses
 // them (kustomize's URL loader, should a URL pass the preflight; Go sends
 // requests to loopback addresses directly, whatever the proxy).
-var WorkerEnv = []string{"HTTP_PROXY=http://127.0.0.1:1", "HTTPS_PROXY=http://127.0.0.1:1", "NO_PROXY="}
+// GOGC=off lets the worker's package initialisation (Helm's, Kubernetes',
+// JSON Schema's: about 10 MB of allocations) run without a collection; the
+// worker turns the collector back on as its main starts (GCPercent).
+var WorkerEnv = []string{"HTTP_PROXY=http://127.0.0.1:1", "HTTPS_PROXY=http://127.0.0.1:1", "NO_PROXY=", "GOGC=off"}
+
+// GCPercent is the collector's setting the worker runs with once started.
+const GCPercent = 100
 
 // Job is what the worker runs: the command line and the environment it
 // is configured from (the caller's, read once).
