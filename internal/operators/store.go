@@ -454,23 +454,6 @@ func ParseRef(ref string) (name, version string, err error) {
 	return name, v, nil
 }
 
-// listHint points at the command that lists an operator's releases.
-func listHint(name string) string {
-	if name == "" || checkName(name) != nil {
-		return ""
-	}
-	return fmt.Sprintf(" ('cmp-defaults profiles show %s' lists its releases)", name)
-}
-
-// CheckRelease checks an operator name and version as a profile names
-// them, before anything is read.
-func CheckRelease(name, version string) error {
-	if err := checkName(name); err != nil {
-		return err
-	}
-	_, err := CanonicalVersion(version)
-	return err
-}
 
 // Resolve finds the profile for an operator release: the newest profile at
 // or below it. A patch release newer than every checked one, or one that

@@ -61,3 +61,21 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// listHint points at the command that lists an operator's releases.
+func listHint(name string) string {
+	if name == "" || checkName(name) != nil {
+		return ""
+	}
+	return fmt.Sprintf(" ('cmp-defaults profiles show %s' lists its releases)", name)
+}
+
+// CheckRelease checks an operator name and version as a profile names
+// them, before anything is read.
+func CheckRelease(name, version string) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	_, err := CanonicalVersion(version)
+	return err
+}
