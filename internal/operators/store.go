@@ -454,7 +454,6 @@ func ParseRef(ref string) (name, version string, err error) {
 	return name, v, nil
 }
 
-
 // Resolve finds the profile for an operator release: the newest profile at
 // or below it. A patch release newer than every checked one, or one that
 // was not checked, is a warning (an error when strict); a newer minor or
