@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// Round 3: no input may crash or outlast the process that reports the
+// No input may crash or outlast the process that reports the
 // error. Every case: exit 1, nothing on stdout, one line under 16 KiB on
 // stderr without control bytes or a runtime trace, within the deadline
 // plus 5 s, under 1 GiB of peak memory.
