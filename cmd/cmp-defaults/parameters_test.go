@@ -131,7 +131,7 @@ func TestParametersOperatorsAreShippedNewest(t *testing.T) {
 	}
 }
 
-// The form sent back unchanged (issue 23: every operator, both Gateway API
+// The form sent back unchanged (every operator, both Gateway API
 // channels, failed with "select only one") selects nothing: the plugin env
 // decides.
 func TestParametersSentBackUnchanged(t *testing.T) {

@@ -361,7 +361,7 @@ func TestBuildNestedLists(t *testing.T) {
 	}
 }
 
-// TestVariantsFindTheDecidingSibling (issue 23, item 14): admission adds
+// TestVariantsFindTheDecidingSibling: admission adds
 // .spec.target.immutable false only when the target's creationPolicy is
 // Owner. Two objects, one of each, cannot tell creationPolicy from the
 // target's name; the varied objects can.

@@ -65,7 +65,7 @@ func TestUnservedKinds(t *testing.T) {
 	if len(w) != 1 || !strings.Contains(w[0], "does not serve 1 of the") {
 		t.Errorf("a cluster serving all but one apiVersion: %v", w)
 	}
-	// One group/version listed (issue 23): one short line by group/version,
+	// One group/version listed: one short line by group/version,
 	// not every kind.
 	w = UnservedKinds(l.Releases, []string{"external-secrets.io/v1"})
 	if len(w) != 1 || len(w[0]) > 300 || strings.Contains(w[0], "PushSecret") || !strings.Contains(w[0], "generators.external-secrets.io/v1alpha1 (") {

@@ -14,7 +14,7 @@ import (
 )
 
 // webhookOperator is an operator whose admission defaults come from a
-// mutating webhook (issue 19): scenario 6 runs once one is listed in
+// mutating webhook: scenario 6 runs once one is listed in
 // webhookOperators.
 type webhookOperator struct {
 	// operator and release select the shipped profile that holds the
@@ -29,7 +29,7 @@ type webhookOperator struct {
 }
 
 // webhookOperators are the webhook-defaulted operators of scenario 6, each
-// with its webhook server module under test/e2e/ (issue 19).
+// with its webhook server module under test/e2e/.
 var webhookOperators = []webhookOperator{
 	{"cloudnative-pg", "1.30.0", filepath.Join("testdata", "webhook", "cloudnative-pg"), installCNPG},
 }
@@ -145,7 +145,7 @@ func setArgoCM(t *testing.T, s *kubeServer, key, value string) {
 // without the profile's mutations.
 func TestArgoCDControllerWebhookOperator(t *testing.T) {
 	if len(webhookOperators) == 0 {
-		t.Skip("no webhook-defaulted operator registered yet (issue 19): see webhookOperators")
+		t.Skip("no webhook-defaulted operator registered yet: see webhookOperators")
 	}
 	for _, w := range webhookOperators {
 		t.Run(w.operator+"@"+w.release, func(t *testing.T) {
