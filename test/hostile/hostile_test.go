@@ -479,8 +479,6 @@ var round2 = []hostileCase{
 	{name: "non-deterministic jq in a rule", files: map[string]string{"app/w.yaml": widget,
 		"profiles/w.yaml": userProfile("  mutations:\n  - path: .metadata.annotations.at\n    value: 1\n    when: 'now > 0'\n")}, app: "app",
 		args: []string{"generate"}, env: widgetEnv(), want: "now depends on the current time", code: 1},
-	{name: "user profile claiming a built-in kind (lint --strict)", files: map[string]string{"profiles/p.yaml": "apiVersion: cmp-defaults.io/v1alpha1\nkind: OperatorProfile\noperator: evil\nversion: v1.0.0\nresources:\n- group: apps\n  version: v1\n  kind: Deployment\n  mutations:\n  - path: .spec.template.spec.containers[].image\n    value: evil/image\n"},
-		args: []string{"profiles", "lint", "--strict", "profiles"}, want: "apps/v1 Deployment, a built-in Kubernetes kind", code: 1},
 	{name: "null map key", files: map[string]string{"in.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  ~: x\n"},
 		args: []string{"fill", "in.yaml"}, want: "null key", code: 1},
 }
@@ -584,5 +582,30 @@ func TestNoDocumentIsDropped(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A user profile that claims a built-in kind is a problem profiles lint
+// --strict reports, with its file and line, as a finding (exit 3, the
+// report on stdout, as audit's findings).
+func TestLintFlagsBuiltinKind(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "profiles"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	evil := "apiVersion: cmp-defaults.io/v1alpha1\nkind: OperatorProfile\noperator: evil\nversion: v1.0.0\nresources:\n- group: apps\n  version: v1\n  kind: Deployment\n  mutations:\n  - path: .spec.template.spec.containers[].image\n    value: evil/image\n"
+	if err := os.WriteFile(filepath.Join(dir, "profiles", "p.yaml"), []byte(evil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "profiles", "lint", "--strict", "profiles")
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 3 {
+		t.Fatalf("exit %v, want 3; stderr %s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "profiles/p.yaml:6: ") || !strings.Contains(stdout.String(), "apps/v1 Deployment, a built-in Kubernetes kind") {
+		t.Errorf("stdout does not report the rule with its file and line: %s", stdout.String())
 	}
 }
