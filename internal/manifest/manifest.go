@@ -493,10 +493,9 @@ func NewEncoder(w io.Writer, format string) (*Encoder, error) {
 	switch format {
 	case "json", "", "yaml":
 	case JSONStream:
-		// <, > and & as themselves: escaped, each is six bytes, so a
-		// source of them would grow sixfold; Argo CD decodes both alike.
+		// HTML characters stay escaped (\u003c): Argo CD passes the text of
+		// JSON objects through, and writes YAML's the same way.
 		e.stream = json.NewEncoder(w)
-		e.stream.SetEscapeHTML(false)
 	default:
 		return nil, fmt.Errorf("unknown output format %q (use yaml or json)", format)
 	}
