@@ -66,7 +66,7 @@ fuzz_all() {
   fuzz FuzzParseProfile ./internal/operators
   fuzz FuzzCompileJQ ./internal/operators
   fuzz FuzzUnmarshalCompiled ./internal/operators
-  fuzz FuzzFromEnv ./internal/plugin
+  fuzz FuzzFromEnv ./internal/cmpenv
   fuzz FuzzKustomizePreflight ./internal/render
 }
 step fuzz fuzz_all

@@ -28,12 +28,9 @@ patched CRD, a webhook): pick the right --operator release, or write a profile f
 cluster with 'cmp-defaults profiles extract --from-cluster' (CRD defaults) or
 'cmp-defaults profiles learn' (what webhooks add).
 
-Each object is dry-run twice, as filled and as written. An object that does not exist yet
-is server-side applied (dry run) with field manager argocd-controller, like Argo CD's sync;
-one that exists is created (dry run) under a generated name, so that fields of the stored
-object do not blur what admission does. Built-in kinds (core, apps, *.k8s.io, ...) are
-skipped unless --all-kinds: Argo CD knows their defaults. The cluster identity needs the
-verbs get, create and patch on the checked resources.
+Each object is dry-run twice, as filled and as written: applied as Argo CD's sync applies it,
+or created under a generated name when it exists (docs/cluster-checks.md). Built-in kinds are
+skipped unless --all-kinds. The identity needs get, create and patch on the resources.
 
 Exit codes: 0 every object matches, 3 some object differs, 1 error, 2 usage.`,
 		Example: `  cmp-defaults check --kubeconfig ~/.kube/config --context prod --operator external-secrets@2.5.0 apps/datadog
@@ -61,34 +58,18 @@ directory and select it like any operator release, next to the operators' own:
 
   --operator external-secrets@2.5.0 --operator prod-webhooks@2026.12.1
 
-When --as names a checked release (--as cloudnative-pg@1.30.0), the profile overrides it:
-only that release's CRD schema defaults are filled first, not its shipped mutations, so
-everything your cluster's admission adds is observed (an operator configured otherwise:
-another default image, other config-defaults), and the profile holds those defaults and the
-learned mutations. Put it in a profiles directory (--profiles-dir, $CMP_DEFAULTS_PROFILES_DIR)
-and it replaces the shipped release; select the release as before.
+When --as names a checked release (--as cloudnative-pg@1.30.0), the profile overrides it: only
+its CRD defaults are filled first, so everything your cluster's admission adds (an operator
+configured otherwise) is learned; in a profiles directory it replaces the shipped release.
 
-Only defaults are learned:
-  - a value both dry runs add, the same for every object (or list item) that lacks the
-    field; list indexes become [] (.spec.rules[].retries);
-  - when the value follows a sibling field (.protocol == "HTTP"), the rule keeps that
-    condition (select(...) in the path for list items, 'when' otherwise).
-Never learned, and reported with the reason and the narrow ignoreDifferences rule that
-covers it: values that differ between the two dry runs or between objects (identities,
-timestamps, generated names), fields of the stored object, metadata the server owns,
-status, list items added or removed. A value the manifest states that admission rewrites
-is reported, not learned: cmp-defaults never changes what you wrote.
-
-With --vary FILE (maintainers: a LearnVariations file, see docs/webhooks.md), the manifests
-are seeds: each is dry-run as written and once per value of every field the file names,
-with that one field changed; every object field admission added is tried present and empty
-too. A rule is kept only when it holds on every generated input; its condition is a
-sibling field or one of the file's 'conditions' (jq on the object) whose value decides
-every input.
-
-With --second-context, the second dry run is made as another user (a kubeconfig context):
-values that follow the requesting user (creator annotations) then differ between the runs
-and are reported as identities instead of learned as defaults.
+Only defaults are learned: a value both dry runs add, the same for every object (or list item)
+that lacks the field, kept with the sibling field or condition that decides it. Identities,
+timestamps, fields of the stored object, metadata the server owns, status and values the
+manifest states that admission rewrites are reported with the reason instead, each with the
+narrow ignoreDifferences rule that covers it. With --vary FILE (a LearnVariations file) the
+manifests are seeds of generated inputs, and a rule is kept only when it holds on all of them;
+with --second-context the second dry run is made as another user, so values that follow the
+user are told apart. docs/cluster-checks.md has the rules in full.
 
 The report goes to stderr (and as JSON to --report FILE). The profile records where it was
 learned (API server, context, Kubernetes version, object count, operators filled first);

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -44,11 +45,11 @@ func addProfileDirs(f *pflag.FlagSet, o *action.Operators) {
 }
 
 func addStrict(f *pflag.FlagSet, o *action.Operators) {
-	f.BoolVar(&o.Strict, "strict", false, "fail instead of warning: a release not checked (newer or unknown patch), a kind of its groups no release serves, fill of no objects")
+	f.BoolVar(&o.Strict, flagName(settings.Strict), false, "fail instead of warning: a release not checked (newer or unknown patch), a kind of its groups no release serves, fill of no objects")
 }
 
 func addOperators(f *pflag.FlagSet, o *action.Operators) {
-	f.StringArrayVar(&o.Refs, "operator", nil, "operator release whose admission defaults to fill, NAME@VERSION (repeatable), e.g. external-secrets@2.5.0")
+	f.StringArrayVar(&o.Refs, flagName(settings.Operators), nil, "operator release whose admission defaults to fill, NAME@VERSION (repeatable), e.g. external-secrets@2.5.0")
 	addProfileDirs(f, o)
 	addStrict(f, o)
 }
@@ -57,26 +58,30 @@ func addOperators(f *pflag.FlagSet, o *action.Operators) {
 // directory: the repository root and how long the run may take.
 func addRendering(f *pflag.FlagSet, r *action.Rendering) {
 	f.StringVar(&r.RepoRoot, "repo-root", "", "repository root: nothing outside it is read (default: the nearest parent directory with .git)")
-	f.DurationVar(&r.Timeout, "timeout", settings.DefaultTimeout, "give up reading, rendering and filling the input after this long")
+	f.DurationVar(&r.Timeout, flagName(settings.Timeout), settings.DefaultTimeout, "give up reading, rendering and filling the input after this long")
 }
 
 // addHelm adds the Helm settings as helm spells them; each usage starts
 // with forWhat. -n is added unless the command has a namespace of its own.
-func addHelm(f *pflag.FlagSet, h *action.Helm, forWhat string, namespace bool) {
-	f.StringArrayVarP(&h.Values, "values", "f", nil, forWhat+"Helm values file relative to the chart (repeatable; must stay inside the repository)")
-	f.StringArrayVar(&h.Set, "set", nil, forWhat+"Helm value KEY=VALUE (repeatable, like helm --set)")
-	f.StringArrayVar(&h.SetString, "set-string", nil, forWhat+"Helm string value KEY=VALUE (repeatable, like helm --set-string)")
-	f.StringArrayVar(&h.SetJSON, "set-json", nil, forWhat+"Helm JSON value KEY=JSON, or a JSON object (repeatable, like helm --set-json)")
-	f.StringArrayVar(&h.SetFile, "set-file", nil, forWhat+"Helm value KEY=FILE: the file's text, path as for --values (repeatable, like helm --set-file)")
-	f.StringVar(&h.ReleaseName, "release-name", "", forWhat+"Helm release name (default: the directory's name)")
+func addHelm(f *pflag.FlagSet, h *settings.Helm, forWhat string, namespace bool) {
+	f.StringArrayVarP(&h.ValuesFiles, flagName(settings.ValuesFiles), "f", nil, forWhat+"Helm values file relative to the chart (repeatable; must stay inside the repository)")
+	f.StringArrayVar(&h.Set, flagName(settings.Set), nil, forWhat+"Helm value KEY=VALUE (repeatable, like helm --set)")
+	f.StringArrayVar(&h.SetString, flagName(settings.SetString), nil, forWhat+"Helm string value KEY=VALUE (repeatable, like helm --set-string)")
+	f.StringArrayVar(&h.SetJSON, flagName(settings.SetJSON), nil, forWhat+"Helm JSON value KEY=JSON, or a JSON object (repeatable, like helm --set-json)")
+	f.StringArrayVar(&h.SetFile, flagName(settings.SetFile), nil, forWhat+"Helm value KEY=FILE: the file's text, path as for --values (repeatable, like helm --set-file)")
+	f.StringVar(&h.ReleaseName, flagName(settings.ReleaseName), "", forWhat+"Helm release name (default: the directory's name)")
+	f.BoolVar(&h.SkipSchemaValidation, flagName(settings.SkipSchemaValidation), false, forWhat+"do not check values against the charts' values.schema.json (like helm --skip-schema-validation)")
 	if namespace {
-		f.StringVarP(&h.Namespace, "namespace", "n", "", forWhat+"Helm release namespace (.Release.Namespace)")
+		f.StringVarP(&h.Namespace, flagName(settings.Namespace), "n", "", forWhat+"Helm release namespace (.Release.Namespace)")
 	}
 }
 
+// flagName is the flag of s without its dashes.
+func flagName(s *settings.Setting) string { return strings.TrimPrefix(s.Flag, "--") }
+
 // addDirHelm adds the Helm settings for directory arguments (fill,
 // explain, diff-releases, audit --manifests).
-func addDirHelm(f *pflag.FlagSet, h *action.Helm) {
+func addDirHelm(f *pflag.FlagSet, h *settings.Helm) {
 	addHelm(f, h, "directory arguments that are Helm charts: ", true)
 }
 
@@ -97,6 +102,6 @@ func addClusterSource(f *pflag.FlagSet, o *action.ClusterSource) {
 	f.BoolVar(&o.AllKinds, "all-kinds", false, "include built-in kinds (core, apps, *.k8s.io, ...), skipped by default")
 	addRendering(f, &o.Rendering)
 	addHelm(f, &o.Helm, "DIR source: ", false)
-	f.StringVar(&o.KubeVersion, "kube-version", "", "Helm .Capabilities.KubeVersion (default: the cluster's version)")
-	f.StringSliceVar(&o.APIVersions, "api-versions", nil, "Helm .Capabilities.APIVersions (default: what the cluster serves)")
+	f.StringVar(&o.Helm.KubeVersion, "kube-version", "", "Helm .Capabilities.KubeVersion (default: the cluster's version)")
+	f.StringSliceVar(&o.Helm.APIVersions, "api-versions", nil, "Helm .Capabilities.APIVersions (default: what the cluster serves)")
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/supervisor"
 )
 
 // With no argument and a terminal on stdin, fill and explain print their
@@ -19,15 +21,15 @@ func TestNoInputOnTerminal(t *testing.T) {
 		{"explain", "--operator", "external-secrets@2.5.0"},
 	} {
 		var out, errb bytes.Buffer
-		if code := run(context.Background(), args, strings.NewReader(""), &out, &errb); code != exitUsage {
-			t.Errorf("%v: exit %d, want %d (stderr %q)", args, code, exitUsage, errb.String())
+		if code := run(context.Background(), args, strings.NewReader(""), &out, &errb); code != supervisor.ExitUsage {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", args, code, supervisor.ExitUsage, errb.String())
 		}
 		if !strings.Contains(errb.String(), "Usage:") || !strings.Contains(errb.String(), "'-' to read stdin") || out.Len() > 0 {
 			t.Errorf("%v: stdout %q, stderr %q", args, out.String(), errb.String())
 		}
 		var out2, errb2 bytes.Buffer
 		in := strings.NewReader("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
-		if code := run(context.Background(), append(args, "-"), in, &out2, &errb2); code != exitOK {
+		if code := run(context.Background(), append(args, "-"), in, &out2, &errb2); code != supervisor.ExitOK {
 			t.Errorf("%v -: exit %d (stderr %q)", args, code, errb2.String())
 		}
 	}
@@ -39,8 +41,8 @@ func TestCancelledRunPrintsNothing(t *testing.T) {
 	cancel()
 	var out, errb bytes.Buffer
 	code := run(ctx, []string{"render", "--operator", "external-secrets@2.5.0", "../../examples/helm"}, strings.NewReader(""), &out, &errb)
-	if code != exitError || out.Len() != 0 {
-		t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d and no output", code, out.String(), errb.String(), exitError)
+	if code != supervisor.ExitError || out.Len() != 0 {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want exit %d and no output", code, out.String(), errb.String(), supervisor.ExitError)
 	}
 	if !strings.Contains(errb.String(), "interrupted while ") {
 		t.Errorf("stderr %q does not say the run was stopped", errb.String())
@@ -61,8 +63,8 @@ func TestUsageErrorsByType(t *testing.T) {
 	} {
 		var out, errb bytes.Buffer
 		code := run(context.Background(), tc.args, strings.NewReader(""), &out, &errb)
-		if code != exitUsage || !strings.Contains(errb.String(), tc.hint) {
-			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, errb.String(), exitUsage, tc.hint)
+		if code != supervisor.ExitUsage || !strings.Contains(errb.String(), tc.hint) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, errb.String(), supervisor.ExitUsage, tc.hint)
 		}
 	}
 }

@@ -20,23 +20,15 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
+	"github.com/cmp-defaults/cmp-defaults/internal/cmpenv"
 	"github.com/cmp-defaults/cmp-defaults/internal/entry"
 	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
-	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/quote"
 	"github.com/cmp-defaults/cmp-defaults/internal/report"
 	"github.com/cmp-defaults/cmp-defaults/internal/sandbox"
 	"github.com/cmp-defaults/cmp-defaults/internal/supervisor"
 	"github.com/cmp-defaults/cmp-defaults/internal/warn"
-)
-
-// Exit codes.
-const (
-	exitOK    = supervisor.ExitOK
-	exitError = supervisor.ExitError
-	exitUsage = supervisor.ExitUsage
-	exitFound = supervisor.ExitFound
 )
 
 // logged holds what Helm and kustomize log through the standard log
@@ -74,11 +66,15 @@ func main() {
 // the command line, configured by the environment the supervisor read.
 func worker() int {
 	debug.SetGCPercent(supervisor.GCPercent) // started with GOGC=off for its initialisation
-	stderr, sync := captureStderr()
+	// Library writes to os.Stderr become warnings (a crash still reaches fd 2).
+	stderr, sync := os.Stderr, func() {}
+	if w, s, err := warn.Pipe(&logged); err == nil {
+		os.Stderr, sync = w, s
+	}
 	job, err := supervisor.ReadJob()
 	if err != nil {
 		printError(stderr, err)
-		return exitUsage
+		return supervisor.ExitUsage
 	}
 	// Ctrl-C, or the supervisor passing on the repo-server's end of the
 	// plugin, cancels renders and cluster requests; stdout stays empty.
@@ -88,7 +84,7 @@ func worker() int {
 	c, err := mainerr(ctx, job.Args, job.Environ, os.Stdin, &out, stderr, inWorker{deadline: supervisor.Report, confine: sandbox.Confine})
 	sync() // what the libraries wrote on os.Stderr is among the warnings
 	code := present(c, err, &out, os.Stdout, stderr)
-	if code == exitError || code == exitUsage {
+	if code == supervisor.ExitError || code == supervisor.ExitUsage {
 		supervisor.ReportFailed() // its last lines are its own Error:
 	}
 	return code
@@ -115,7 +111,7 @@ type usageHint struct {
 // command returned and warned about, for present; cobra's own output (help,
 // version, completion) is in out.
 func mainerr(ctx context.Context, args, environ []string, stdin io.Reader, out *bytes.Buffer, stderr io.Writer, w inWorker) (*cli, error) {
-	s, err := plugin.SidecarFromEnv(environ)
+	s, err := cmpenv.SidecarFromEnv(environ)
 	if err != nil {
 		return nil, limitsError{err}
 	}
@@ -169,7 +165,7 @@ func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int
 	var le limitsError
 	if errors.As(err, &le) {
 		printError(stderr, err)
-		return exitUsage
+		return supervisor.ExitUsage
 	}
 	c.Warnings.Merge(&logged)
 	for _, w := range c.Warnings.Lines() {
@@ -190,23 +186,23 @@ func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int
 		printError(stderr, err)
 		if errors.As(err, &hint) {
 			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", hint.path)
-			return exitUsage
+			return supervisor.ExitUsage
 		}
-		return exitError
+		return supervisor.ExitError
 	}
 	// The encoded objects are written as they are, not copied after
 	// cobra's output: a large stream is held once.
 	if werr := supervisor.WriteOut(stdout, out.Bytes(), res.Output); werr != nil {
 		printError(stderr, werr)
-		return exitError
+		return supervisor.ExitError
 	}
 	if !res.Found {
-		return exitOK
+		return supervisor.ExitOK
 	}
 	if res.Summary != "" {
 		fmt.Fprintln(stderr, res.Summary)
 	}
-	return exitFound
+	return supervisor.ExitFound
 }
 
 // printError writes err on stderr as quote.Error formats it.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/supervisor"
 	"github.com/cmp-defaults/cmp-defaults/internal/warn"
 )
 
@@ -32,30 +33,12 @@ func TestPresentCapsWarnings(t *testing.T) {
 	var out, stdout, stderr bytes.Buffer
 	code := present(c, errors.New("cm.yaml: document 151: malformed YAML"), &out, &stdout, &stderr)
 	lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
-	if code != exitError || stdout.Len() != 0 {
+	if code != supervisor.ExitError || stdout.Len() != 0 {
 		t.Errorf("exit %d, stdout %q", code, stdout.String())
 	}
 	if len(lines) != warn.PerKind+3 || lines[len(lines)-2] != "Warning: ... and 140 more warnings about duplicate keys" ||
 		lines[len(lines)-1] != "Error: cm.yaml: document 151: malformed YAML" {
 		t.Errorf("stderr:\n%s", stderr.String())
-	}
-}
-
-// Lines written on the captured stderr become logged warnings, quoted;
-// the mark is not one of them.
-func TestReadLogged(t *testing.T) {
-	var l warn.List
-	synced := make(chan struct{}, 1)
-	in := "# Warning: 'bases' is deprecated.\nsync 42\n" + strings.Repeat("x", 10<<10) + "\nlast\n"
-	readLogged(strings.NewReader(in), &l, []byte("sync 42\n"), synced)
-	select {
-	case <-synced:
-	default:
-		t.Error("the mark was not signalled")
-	}
-	got := l.Lines()
-	if len(got) != 3 || got[0] != `logged while rendering: "# Warning: 'bases' is deprecated."` || !strings.Contains(got[1], "more bytes cut") || got[2] != `logged while rendering: "last"` {
-		t.Errorf("%q", got)
 	}
 }
 

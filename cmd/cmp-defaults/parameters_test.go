@@ -13,32 +13,33 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/cmpenv"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
-	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/settings"
+	"github.com/cmp-defaults/cmp-defaults/internal/supervisor"
 	"github.com/cmp-defaults/cmp-defaults/profiles"
 )
 
 // runParameters runs `cmp-defaults parameters ARGS...` and decodes its output
 // strictly into the announcement type (unknown fields fail).
-func runParameters(t *testing.T, args ...string) []plugin.Announcement {
+func runParameters(t *testing.T, args ...string) []cmpenv.Announcement {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), append([]string{"parameters"}, args...), strings.NewReader(""), &stdout, &stderr)
-	if code != exitOK {
+	if code != supervisor.ExitOK {
 		t.Fatalf("parameters exited %d: %s", code, stderr.String())
 	}
 	dec := json.NewDecoder(bytes.NewReader(stdout.Bytes()))
 	dec.DisallowUnknownFields()
-	var got []plugin.Announcement
+	var got []cmpenv.Announcement
 	if err := dec.Decode(&got); err != nil {
 		t.Fatalf("output is not a JSON array of announcements: %v\n%s", err, stdout.String())
 	}
 	return got
 }
 
-func byName(list []plugin.Announcement) map[string]plugin.Announcement {
-	m := map[string]plugin.Announcement{}
+func byName(list []cmpenv.Announcement) map[string]cmpenv.Announcement {
+	m := map[string]cmpenv.Announcement{}
 	for _, a := range list {
 		m[a.Name] = a
 	}
@@ -50,13 +51,14 @@ func TestParametersAnnouncesEveryParameter(t *testing.T) {
 	got := runParameters(t)
 
 	want := map[string]string{ // name -> collectionType
-		"operators":    "map",
-		"values-files": "array",
-		"values":       "string",
-		"set":          "map",
-		"release-name": "string",
-		"namespace":    "string",
-		"allow-empty":  "string",
+		"operators":              "map",
+		"values-files":           "array",
+		"values":                 "string",
+		"set":                    "map",
+		"release-name":           "string",
+		"namespace":              "string",
+		"allow-empty":            "string",
+		"skip-schema-validation": "string",
 	}
 	if len(got) != len(want) {
 		t.Errorf("announced %d parameters, want %d", len(got), len(want))
@@ -149,7 +151,7 @@ func TestParametersSentBackUnchanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := plugin.FromEnv([]string{"ARGOCD_APP_PARAMETERS=" + string(raw), "ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=external-secrets@2.5.0"}, t.TempDir(), plugin.Sidecar{Timeout: settings.DefaultTimeout})
+	cfg, err := cmpenv.FromEnv([]string{"ARGOCD_APP_PARAMETERS=" + string(raw), "ARGOCD_ENV_CMP_DEFAULTS_OPERATORS=external-secrets@2.5.0"}, t.TempDir(), cmpenv.Sidecar{Timeout: settings.DefaultTimeout})
 	if err != nil {
 		t.Fatalf("generate rejects the announcement sent back: %v\n%s", err, raw)
 	}
@@ -206,8 +208,8 @@ func TestParametersBrokenProfilesDir(t *testing.T) {
 	t.Setenv("CMP_DEFAULTS_PROFILES_DIR", dir)
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"parameters"}, strings.NewReader(""), &stdout, &stderr)
-	if code != exitError {
-		t.Fatalf("exit %d, want %d; stderr: %s", code, exitError, stderr.String())
+	if code != supervisor.ExitError {
+		t.Fatalf("exit %d, want %d; stderr: %s", code, supervisor.ExitError, stderr.String())
 	}
 	if stdout.Len() != 0 {
 		t.Errorf("stdout not empty on error: %q", stdout.String())
@@ -219,8 +221,8 @@ func TestParametersBrokenProfilesDir(t *testing.T) {
 
 func TestParametersRejectsArgs(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if code := run(context.Background(), []string{"parameters", "extra"}, strings.NewReader(""), &stdout, &stderr); code != exitUsage {
-		t.Errorf("exit %d, want %d", code, exitUsage)
+	if code := run(context.Background(), []string{"parameters", "extra"}, strings.NewReader(""), &stdout, &stderr); code != supervisor.ExitUsage {
+		t.Errorf("exit %d, want %d", code, supervisor.ExitUsage)
 	}
 }
 
@@ -242,7 +244,7 @@ func TestPluginYAMLStaticParametersMatch(t *testing.T) {
 			Generate   struct{ Command, Args []string }
 			Discover   map[string]any `json:"discover"`
 			Parameters struct {
-				Static  []plugin.Announcement `json:"static"`
+				Static  []cmpenv.Announcement `json:"static"`
 				Dynamic struct{ Command, Args []string }
 			} `json:"parameters"`
 			PreserveFileMode bool `json:"preserveFileMode"`
@@ -267,7 +269,7 @@ func TestPluginYAMLStaticParametersMatch(t *testing.T) {
 	if got := append(cfg.Spec.Parameters.Dynamic.Command, cfg.Spec.Parameters.Dynamic.Args...); !reflect.DeepEqual(got, []string{"cmp-defaults", "parameters"}) {
 		t.Errorf("parameters.dynamic runs %q", got)
 	}
-	want := plugin.Announce(nil)
+	want := cmpenv.Announce(nil)
 	if !reflect.DeepEqual(cfg.Spec.Parameters.Static, want) {
 		g, _ := json.MarshalIndent(cfg.Spec.Parameters.Static, "", "  ")
 		w, _ := json.MarshalIndent(want, "", "  ")
@@ -279,7 +281,7 @@ func TestPluginYAMLStaticParametersMatch(t *testing.T) {
 // with the announced collection type.
 func TestParametersMatchGenerate(t *testing.T) {
 	var names []string
-	for _, a := range plugin.Announce(nil) {
+	for _, a := range cmpenv.Announce(nil) {
 		names = append(names, a.Name)
 		p := map[string]any{"name": a.Name}
 		switch a.CollectionType {
@@ -294,11 +296,11 @@ func TestParametersMatchGenerate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := plugin.FromEnv([]string{"ARGOCD_APP_PARAMETERS=" + string(raw)}, t.TempDir(), plugin.Sidecar{Timeout: settings.DefaultTimeout}); err != nil {
+		if _, err := cmpenv.FromEnv([]string{"ARGOCD_APP_PARAMETERS=" + string(raw)}, t.TempDir(), cmpenv.Sidecar{Timeout: settings.DefaultTimeout}); err != nil {
 			t.Errorf("generate rejects the announced parameter %s: %v", raw, err)
 		}
 	}
-	if known := plugin.KnownParameters(); !reflect.DeepEqual(sorted(names), sorted(known)) {
+	if known := cmpenv.KnownParameters(); !reflect.DeepEqual(sorted(names), sorted(known)) {
 		t.Errorf("announced %v, generate reads %v", sorted(names), sorted(known))
 	}
 }

@@ -95,12 +95,12 @@ operator (repeatable); without it every CRD of the cluster goes into the profile
   cmp-defaults profiles extract --from-cluster --context prod --group external-secrets.io --group generators.external-secrets.io \
     --operator external-secrets --version 2.5.0 --write ./my-profiles`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			for _, name := range []string{"kubeconfig", "context", "group", "request-timeout"} {
-				if !o.FromCluster && len(args) > 0 && cmd.Flags().Changed(name) {
-					return action.Usagef("--%s needs --from-cluster", name)
+			o.Files, o.ClusterFlags = args, nil
+			for _, n := range []string{"kubeconfig", "context", "group", "request-timeout"} {
+				if cmd.Flags().Changed(n) {
+					o.ClusterFlags = append(o.ClusterFlags, n)
 				}
 			}
-			o.Files = args
 			return c.run(cmd, &o)
 		},
 	}

@@ -4,8 +4,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
-	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/cmpenv"
 	"github.com/cmp-defaults/cmp-defaults/internal/report"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 func (c *cli) renderCmd() *cobra.Command {
@@ -31,10 +32,10 @@ Nothing outside the repository root (the nearest parent with .git, or --repo-roo
 	addOperators(f, &o.Operators)
 	addOutput(cmd, &o.Format, "output format", report.ManifestFormats)
 	addHelm(f, &o.Helm, "", true)
-	f.StringVar(&o.KubeVersion, "kube-version", "", "Kubernetes version for .Capabilities.KubeVersion, e.g. 1.34.0")
-	f.StringArrayVar(&o.APIVersions, "api-versions", nil, "extra .Capabilities.APIVersions, group/version or group/version/Kind (repeatable or comma-separated)")
-	f.StringVar(&o.Include, "include", "", "directory sources: glob of files to include, e.g. '*.yaml' or '{a.yaml,b/*}'")
-	f.StringVar(&o.Exclude, "exclude", "", "directory sources: glob of files to exclude")
+	f.StringVar(&o.Helm.KubeVersion, "kube-version", "", "Kubernetes version for .Capabilities.KubeVersion, e.g. 1.34.0")
+	f.StringArrayVar(&o.Helm.APIVersions, "api-versions", nil, "extra .Capabilities.APIVersions, group/version or group/version/Kind (repeatable or comma-separated)")
+	f.StringVar(&o.Include, flagName(settings.Include), "", "directory sources: glob of files to include, e.g. '*.yaml' or '{a.yaml,b/*}'")
+	f.StringVar(&o.Exclude, flagName(settings.Exclude), "", "directory sources: glob of files to exclude")
 	addRendering(f, &o.Rendering)
 	return cmd
 }
@@ -49,10 +50,9 @@ application's path in the unpacked repository) and fills the admission defaults 
 releases configured for the Application, then prints the manifest stream.
 
 Configuration, strongest first:
-` + plugin.HelpLine("  parameters (ARGOCD_APP_PARAMETERS): ", 100, "      ") + `
+` + cmpenv.HelpLine("  parameters (ARGOCD_APP_PARAMETERS): ", 100, "      ") + `
   Application plugin env (ARGOCD_ENV_CMP_DEFAULTS_*) or the sidecar's env (CMP_DEFAULTS_*):
-      OPERATORS (NAME@VERSION,...), VALUES_FILES (comma list), VALUES, RELEASE_NAME, NAMESPACE,
-      ALLOW_EMPTY, STRICT, INCLUDE, EXCLUDE, TIMEOUT (default 40s)
+` + cmpenv.EnvHelpLine("      ", 100, "      ") + `
   Argo CD's build env: ARGOCD_APP_NAME (release name), ARGOCD_APP_NAMESPACE (namespace),
       KUBE_VERSION, KUBE_API_VERSIONS, ARGOCD_APP_SOURCE_PATH (to find the repository root)
 Sidecar only: CMP_DEFAULTS_PROFILES_DIR (extra profiles, colon-separated), and the limits

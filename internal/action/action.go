@@ -7,21 +7,18 @@
 package action
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
+	"github.com/cmp-defaults/cmp-defaults/internal/cmpenv"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
-	"github.com/cmp-defaults/cmp-defaults/internal/pipeline"
-	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/report"
 	"github.com/cmp-defaults/cmp-defaults/internal/sandbox"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 	"github.com/cmp-defaults/cmp-defaults/internal/warn"
 )
 
@@ -29,7 +26,7 @@ import (
 // process environment, and the warnings of the run.
 type Env struct {
 	Stdin   io.Reader
-	Sidecar plugin.Sidecar
+	Sidecar cmpenv.Sidecar
 	// Environ and WorkDir are the process environment (os.Environ form)
 	// and working directory, read once by main: generate's configuration
 	// and SOURCE_DATE_EPOCH come from them.
@@ -50,12 +47,9 @@ type Env struct {
 
 	store     *operators.Store // loaded once per run for storeDirs
 	storeDirs []string
-	unserved  pipeline.Unserved // apiVersion and kind already warned about
+	unserved  unserved // apiVersion and kind already warned about
 	confined  bool
 }
-
-// flags names settings on the command line.
-var flags = plugin.Names{}
 
 // Getenv is the value of name in Environ.
 func (env *Env) Getenv(name string) string {
@@ -144,112 +138,58 @@ type Operators struct {
 	Strict      bool
 }
 
-// Store is the shipped profiles and those of o's directories.
-func (env *Env) Store(o Operators) (*operators.Store, error) {
-	st, _, err := env.storeOf(selection(o, nil, env.Sidecar).Dirs)
-	return st, err
-}
-
-// storeOf loads the profiles of dirs once per run (diff-releases selects
-// twice, audit selects and then reads the history); fresh says whether
-// this call read them.
-func (env *Env) storeOf(dirs []string) (st *operators.Store, fresh bool, err error) {
-	if env.store != nil && slices.Equal(env.storeDirs, dirs) {
-		return env.store, false, nil
-	}
-	if st, err = pipeline.LoadStore(dirs); err != nil {
-		return nil, false, err
-	}
-	env.store, env.storeDirs = st, dirs
-	return st, true, nil
-}
-
-// selection is the releases refs name, with o's directories and strictness.
-func (env *Env) selection(o Operators, refs []string) operators.Selection {
-	return selection(o, refs, env.Sidecar)
-}
-
-// Engine resolves o's releases and compiles their rules.
-func (env *Env) Engine(ctx context.Context, o Operators) (*defaults.Engine, []*operators.Resolution, error) {
-	return env.load(ctx, env.selection(o, o.Refs))
-}
-
-// load builds the engine of sel (pipeline.LoadSelection); warnings go to
-// stderr once, errors name the setting to change.
-func (env *Env) load(ctx context.Context, sel operators.Selection) (*defaults.Engine, []*operators.Resolution, error) {
-	st, fresh, err := env.storeOf(sel.Dirs)
-	if err != nil {
-		return nil, nil, err
-	}
-	if fresh {
-		env.Warn(st.Warnings...)
-	}
-	l, err := pipeline.LoadSelection(ctx, st, sel)
-	env.Warn(l.Warnings...)
-	if err != nil {
-		return nil, nil, selectionError(flags, err)
-	}
-	return l.Engine, l.Releases, nil
-}
-
-// checkUnserved warns once per apiVersion and kind of objs that a
-// selected release does not serve (pipeline.Unserved); strict makes the
+// checkUnserved warns once per run about each apiVersion and kind of objs
+// that a selected release does not serve (unserved); --strict makes the
 // first an error.
 func (env *Env) checkUnserved(res []*operators.Resolution, objs []manifest.Object, strict bool) error {
-	ws := env.unserved.Check(env.store, res, objs)
-	if strict && len(ws) > 0 {
-		return strictError(flags, ws[0])
-	}
-	env.Warn(ws...)
-	env.Warn(env.unserved.Hints...)
-	env.unserved.Hints = nil
-	return nil
+	return env.unserved.check(env.store, res, objs, strict, &env.Warnings)
 }
 
 // strictError is a warning refused because strict mode is on, naming the
 // setting that made it so.
-func strictError(n plugin.Names, msg string) error {
-	if n.Plugin {
-		return ConfigError{fmt.Errorf("%s (an error because %s is true)", msg, n.Of("strict"))}
+func strictError(n settings.Names, msg string) error {
+	if n.CMP {
+		return ConfigError{fmt.Errorf("%s (an error because %s is true)", msg, n.Of(settings.Strict))}
 	}
 	return fmt.Errorf("%s (an error because of --strict)", msg)
 }
 
 // badSetting reports a wrong value of a setting: a usage mistake on the
 // command line, a configuration error under Argo CD naming the setting.
-func badSetting(n plugin.Names, key string, err error) error {
+func badSetting(n settings.Names, s *settings.Setting, err error) error {
 	var ue UsageError
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	if n.Plugin {
-		return ConfigError{fmt.Errorf("%s: %v", n.Of(key), err)}
+	if n.CMP {
+		return ConfigError{fmt.Errorf("%s: %v", n.Of(s), err)}
 	}
 	return UsageError{err}
 }
 
 // selectionError names the setting of a bad operator reference and adds
 // to a resolve error how to act on it here.
-func selectionError(n plugin.Names, err error) error {
+func selectionError(n settings.Names, err error) error {
 	var ref *operators.RefError
 	if errors.As(err, &ref) {
-		return badSetting(n, "operators", ref.Err)
+		return badSetting(n, settings.Operators, ref.Err)
 	}
 	var re *operators.ResolveError
 	if !errors.As(err, &re) {
 		return err
 	}
+	ops := n.Of(settings.Operators)
 	switch {
-	case re.Unknown && n.Plugin:
-		return ConfigError{fmt.Errorf("%s: %s (add profiles for it to the ConfigMap cmp-defaults-profiles mounted at $CMP_DEFAULTS_PROFILES_DIR in the sidecar; docs/install.md)", n.Of("operators"), re.Msg)}
+	case re.Unknown && n.CMP:
+		return ConfigError{fmt.Errorf("%s: %s (add profiles for it to the ConfigMap cmp-defaults-profiles mounted at $CMP_DEFAULTS_PROFILES_DIR in the sidecar; docs/install.md)", ops, re.Msg)}
 	case re.Unknown:
 		return fmt.Errorf("%s (add your own with --profiles-dir)", re.Msg)
-	case re.Strict && n.Plugin:
-		return ConfigError{fmt.Errorf("%s: %s (an error because %s is true)", n.Of("operators"), re.Msg, n.Of("strict"))}
+	case re.Strict && n.CMP:
+		return ConfigError{fmt.Errorf("%s: %s (an error because %s is true)", ops, re.Msg, n.Of(settings.Strict))}
 	case re.Strict:
 		return fmt.Errorf("%s (an error because of --strict)", re.Msg)
-	case n.Plugin:
-		return ConfigError{fmt.Errorf("%s: %s", n.Of("operators"), re.Msg)}
+	case n.CMP:
+		return ConfigError{fmt.Errorf("%s: %s", ops, re.Msg)}
 	}
 	return err
 }

@@ -8,12 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/cmpenv"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 func newEnv(t *testing.T) *Env {
 	t.Helper()
-	s, err := plugin.SidecarFromEnv(nil)
+	s, err := cmpenv.SidecarFromEnv(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +22,7 @@ func newEnv(t *testing.T) *Env {
 }
 
 // fill and renderOf are the use cases as the constructors make them.
-func fill(o Operators, h Helm, args ...string) *Fill {
+func fill(o Operators, h settings.Helm, args ...string) *Fill {
 	f := NewFill()
 	f.Operators, f.Helm, f.Args = o, h, args
 	return f
@@ -63,7 +64,7 @@ func TestErrorsAreTyped(t *testing.T) {
 		says   string
 		output bool
 	}{
-		{"helm flags without a chart", false, fill(eso, Helm{Values: []string{"v.yaml"}}, es), &usage, "apply to a directory argument", true},
+		{"helm flags without a chart", false, fill(eso, settings.Helm{ValuesFiles: []string{"v.yaml"}}, es), &usage, "apply to a directory argument", true},
 		{"explain without operators", false, &Explain{Args: []string{es}}, &usage, "at least one --operator", false},
 		{"empty field manager", false, &Check{ClusterSource: ClusterSource{Operators: eso}}, &usage, "--field-manager", false},
 		{"bad reference on the command line", false, renderOf(Operators{Refs: []string{"external-secrets"}}, filepath.Join(examples, "plain")), &usage, "external-secrets", false},

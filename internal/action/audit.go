@@ -6,10 +6,11 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/internal/argocd"
 	"github.com/cmp-defaults/cmp-defaults/internal/audit"
+	"github.com/cmp-defaults/cmp-defaults/internal/cmpenv"
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
-	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // Audit classifies the ignoreDifferences rules of Applications (and
@@ -18,7 +19,7 @@ import (
 // given manifests. Found when a rule is redundant.
 type Audit struct {
 	Operators
-	Helm // for --manifests directories
+	Helm settings.Helm // for --manifests directories
 	Rendering
 	Apps      []string
 	ArgocdCM  []string
@@ -35,7 +36,7 @@ func (a *Audit) Run(ctx context.Context, env *Env) (*Result, error) {
 	switch {
 	case a.Source != "" && len(a.Manifests) > 0:
 		return nil, Usagef("give either --source DIR or --manifests FILE..., not both")
-	case len(a.Manifests) == 0 && a.Helm.Given():
+	case len(a.Manifests) == 0 && a.Helm.Chosen():
 		return nil, Usagef("-f/--values, --set*, -n and --release-name apply to --manifests DIR; audit renders each Application with its own settings")
 	case len(a.Apps) == 0 && len(a.ArgocdCM) == 0:
 		return nil, Usagef("name the Application or ApplicationSet files to audit (APP.yaml...), or --argocd-cm")
@@ -87,7 +88,7 @@ func (a *Audit) run(ctx context.Context, env *Env) (*audit.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := audit.Run(found.Rules, targets, res, hist)
+	rep := audit.Classify(found.Rules, targets, res, hist)
 	if rep.Summary.Redundant == 0 {
 		if err := helmUnused(&a.Helm, *used); err != nil {
 			return nil, err
@@ -135,9 +136,9 @@ func (a *Audit) pluginSource(ctx context.Context, env *Env, src *argocd.Source, 
 	}
 	// The job generate would run, named as audit's flags: an empty source
 	// is what it would be for generate (allow-empty).
-	j := Job{Job: cmpJob(cfg, env.selection(o, o.Refs), env.Sidecar), Names: flags}
+	j := cmpJob(cfg, env.selection(o, o.Refs), env.Sidecar)
 	// audit's deadline is --timeout, not the Application's.
-	j.Record, j.Timeout, j.TimeoutName = true, a.timeout(), flags.Of("timeout")
+	j.Names, j.Record, j.Timeout = settings.CLI, true, a.timeout()
 	res, err := env.runJob(ctx, j)
 	if err != nil {
 		return nil, nil, err
@@ -149,12 +150,12 @@ func (a *Audit) pluginSource(ctx context.Context, env *Env, src *argocd.Source, 
 // for the plugin, naming the file and field: an ApplicationSet often
 // templates them per cluster ("{{...}}"), which only --operator can stand
 // in for.
-func appOperators(src *argocd.Source, cfg *plugin.Config) error {
+func appOperators(src *argocd.Source, cfg *cmpenv.Config) error {
 	field := src.Field + ".plugin.env CMP_DEFAULTS_OPERATORS"
-	if strings.HasPrefix(cfg.From["operators"], "parameter") {
+	if strings.HasPrefix(cfg.From[settings.Operators], "parameter") {
 		field = src.Field + ".plugin.parameters operators"
 	}
-	for _, ref := range plugin.SplitList(cfg.Operators...) {
+	for _, ref := range cfg.Operators {
 		_, _, err := operators.ParseRef(ref)
 		switch {
 		case err == nil:

@@ -14,6 +14,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/audit"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // renderApps renders each Application's own sources from the repository
@@ -67,7 +68,7 @@ func (a *Audit) renderApps(ctx context.Context, env *Env, found *argocd.Found, h
 	for _, g := range groups[:len(groups)-1] {
 		objects += len(g.Targets)
 	}
-	rep := audit.RunGroups(groups, hist)
+	rep := audit.ClassifyGroups(groups, hist)
 	rep.Objects = objects
 	rep.RepoRoot, rep.Applications = shown, apps
 	return rep, nil
@@ -95,7 +96,7 @@ func (a *Audit) renderApp(ctx context.Context, env *Env, cache *flagEngine, root
 			as.Sources = append(as.Sources, sr)
 			continue
 		}
-		dir, settings, why, err := a.resolve(root, this, src, refs)
+		dir, h, d, why, err := a.resolve(root, this, src, refs)
 		if err != nil {
 			return g, as, err
 		}
@@ -108,7 +109,7 @@ func (a *Audit) renderApp(ctx context.Context, env *Env, cache *flagEngine, root
 		if len(src.Kustomize) > 0 {
 			env.Warn(fmt.Sprintf("%s: %s.kustomize sets %s, which audit does not apply: Argo CD's objects may differ from those audited", src.Where, src.Field, strings.Join(src.Kustomize, ", ")))
 		}
-		targets, res, err := a.renderSource(ctx, env, cache, src, dir, root, settings)
+		targets, res, err := a.renderSource(ctx, env, cache, src, dir, root, h, d)
 		if err != nil {
 			return g, as, err
 		}
@@ -126,36 +127,36 @@ func (a *Audit) renderApp(ctx context.Context, env *Env, cache *flagEngine, root
 // resolve finds the directory of src in the repository and its render
 // settings; why says why it is not rendered here (a remote chart,
 // another repository, a templated path).
-func (a *Audit) resolve(root, this string, src *argocd.Source, refs map[string]*argocd.Source) (dir string, s render.Settings, why string, err error) {
+func (a *Audit) resolve(root, this string, src *argocd.Source, refs map[string]*argocd.Source) (dir string, h settings.Helm, d settings.Directory, why string, err error) {
 	if why = elsewhere(src, this); why != "" {
-		return "", s, why, nil
+		return "", h, d, why, nil
 	}
 	if dir, why, err = a.sourceDir(root, src); dir == "" || err != nil {
-		return "", s, why, err
+		return "", h, d, why, err
 	}
-	s = argocd.Settings(src)
-	s.ValuesFiles = slices.Clone(s.ValuesFiles)
-	for i, f := range s.ValuesFiles {
+	h, d = argocd.Settings(src)
+	h.ValuesFiles = slices.Clone(h.ValuesFiles)
+	for i, f := range h.ValuesFiles {
 		name, rest, ok := strings.Cut(strings.TrimPrefix(f, "$"), "/")
 		if !strings.HasPrefix(f, "$") || !ok {
 			continue
 		}
 		ref := refs[name]
 		if ref == nil {
-			return "", s, "", fmt.Errorf("%s: %s.helm.valueFiles %q: no source of the Application has ref: %s", src.Where, src.Field, f, name)
+			return "", h, d, "", fmt.Errorf("%s: %s.helm.valueFiles %q: no source of the Application has ref: %s", src.Where, src.Field, f, name)
 		}
 		if w := elsewhere(ref, this); w != "" {
-			return "", s, fmt.Sprintf("its values file %s comes from %s (ref %s), which is not rendered here: %s", f, ref.Field, name, w), nil
+			return "", h, d, fmt.Sprintf("its values file %s comes from %s (ref %s), which is not rendered here: %s", f, ref.Field, name, w), nil
 		}
 		// $ref/path is relative to the root of the ref's repository;
 		// the renderer takes values files relative to the chart.
 		r, err := filepath.Rel(dir, filepath.Join(root, filepath.FromSlash(rest)))
 		if err != nil {
-			return "", s, "", err
+			return "", h, d, "", err
 		}
-		s.ValuesFiles[i] = filepath.ToSlash(r)
+		h.ValuesFiles[i] = filepath.ToSlash(r)
 	}
-	return dir, s, "", nil
+	return dir, h, d, "", nil
 }
 
 // elsewhere says why src is not in this repository (this: its URL, ""
@@ -212,7 +213,7 @@ func (a *Audit) sourceDir(root string, src *argocd.Source) (dir, why string, err
 // renderSource renders and fills one source: as generate does when it
 // names the plugin, else with the Application's Helm and directory
 // settings and the --operator releases.
-func (a *Audit) renderSource(ctx context.Context, env *Env, cache *flagEngine, src *argocd.Source, dir, root string, s render.Settings) ([]*audit.Target, []*operators.Resolution, error) {
+func (a *Audit) renderSource(ctx context.Context, env *Env, cache *flagEngine, src *argocd.Source, dir, root string, h settings.Helm, d settings.Directory) ([]*audit.Target, []*operators.Resolution, error) {
 	shown := relSlash(root, dir)
 	if src.Plugin != nil {
 		targets, res, err := a.pluginSource(ctx, env, src, dir, root)
@@ -228,7 +229,7 @@ func (a *Audit) renderSource(ctx context.Context, env *Env, cache *flagEngine, s
 	if err != nil {
 		return nil, nil, err
 	}
-	opt, err := a.sourceOptions(env, dir, root, s)
+	opt, err := a.sourceOptions(env, dir, root, h, d)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -242,8 +243,8 @@ func (a *Audit) renderSource(ctx context.Context, env *Env, cache *flagEngine, s
 
 // sourceOptions are the render options of an Application's source
 // directory, built as every command builds them.
-func (a *Audit) sourceOptions(env *Env, dir, root string, s render.Settings) (render.Options, error) {
-	opt, err := render.NewOptions(dir, root, env.Sidecar.MaxInput, env.Sidecar.Limits, s)
+func (a *Audit) sourceOptions(env *Env, dir, root string, h settings.Helm, d settings.Directory) (render.Options, error) {
+	opt, err := render.NewOptions(dir, root, env.Sidecar.MaxInput, env.Sidecar.Limits, h, d)
 	opt.Timeout = a.timeout()
 	opt.Warn = env.warnDuplicate
 	return opt, err

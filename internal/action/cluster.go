@@ -10,8 +10,8 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
 	"github.com/cmp-defaults/cmp-defaults/internal/learn"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
-	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // ClusterSource is what check and learn share: the cluster to ask, and
@@ -24,10 +24,10 @@ type ClusterSource struct {
 	FieldManager string // of the dry-run applies
 	AllKinds     bool   // include built-in kinds
 	Rendering           // the render of a DIR; cluster requests have Cluster.Timeout
-	Helm         Helm   // its Namespace is unused: Namespace above is Helm's too
-	KubeVersion  string
-	APIVersions  []string // default: what the cluster serves
-	Args         []string
+	// Helm renders a DIR; its Namespace is unused (Namespace above is
+	// Helm's too), its capabilities default to the cluster's.
+	Helm settings.Helm
+	Args []string
 }
 
 // newClusterSource has the defaults of the flags: Argo CD's field manager
@@ -57,13 +57,11 @@ func (s *ClusterSource) connect(ctx context.Context, env *Env) (cl *cluster.Clie
 // SourceOptions renders a DIR as the cluster would see it: Helm's
 // capabilities default to the cluster's version and API versions.
 func (s *ClusterSource) SourceOptions(env *Env, dir, ns string, cl *cluster.Client) (render.Options, error) {
-	set := s.Helm.settings()
-	set.KubeVersion, set.APIVersions = s.KubeVersion, s.APIVersions
-	set, err := check.Settings(set, ns, cl)
+	h, err := check.Settings(s.Helm, ns, cl)
 	if err != nil {
 		return render.Options{}, err
 	}
-	opt, err := render.NewOptions(dir, s.RepoRoot, env.Sidecar.MaxInput, env.Sidecar.Limits, set)
+	opt, err := render.NewOptions(dir, s.RepoRoot, env.Sidecar.MaxInput, env.Sidecar.Limits, h, settings.Directory{})
 	opt.Timeout = s.timeout()
 	return opt, err
 }
@@ -92,7 +90,7 @@ func (c *Check) Run(ctx context.Context, env *Env) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := check.Run(ctx, cl, e, res, objs, check.Options{Namespace: ns, FieldManager: c.FieldManager, AllKinds: c.AllKinds})
+	rep, err := check.Admission(ctx, cl, e, res, objs, check.Options{Namespace: ns, FieldManager: c.FieldManager, AllKinds: c.AllKinds})
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +139,7 @@ func (l *Learn) Run(ctx context.Context, env *Env) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	override, err := learn.OverrideOf(st, name, version, plugin.SplitList(l.Refs...))
+	override, err := learn.OverrideOf(st, name, version, settings.SplitList(l.Refs...))
 	if err != nil {
 		return nil, UsageError{err}
 	}
@@ -150,7 +148,7 @@ func (l *Learn) Run(ctx context.Context, env *Env) (*Result, error) {
 		sel.Refs = append(sel.Refs, override.Ref())
 		sel.DefaultsOnly = name
 	}
-	e, res, err := env.load(ctx, sel)
+	e, res, err := env.load(ctx, sel, settings.CLI)
 	if err != nil {
 		return nil, err
 	}

@@ -4,19 +4,23 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"time"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
 	"github.com/cmp-defaults/cmp-defaults/internal/diff"
 	"github.com/cmp-defaults/cmp-defaults/internal/explain"
 	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
-	"github.com/cmp-defaults/cmp-defaults/internal/pipeline"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // Fill fills a stream of objects from files, stdin or rendered directories.
 type Fill struct {
 	Operators
-	Helm
+	Helm settings.Helm
 	Rendering
 	Args   []string
 	Format string // yaml or json
@@ -46,18 +50,11 @@ func (f *Fill) Run(ctx context.Context, env *Env) (*Result, error) {
 		out.Grow(int(2 * n))
 		guard.LowerMemoryLimit(48<<20 + 2*n)
 	}
-	env.deadline(f.timeout(), flags.Of("timeout"))
 	r, used := env.inputs(ctx, &f.Helm, f.Rendering)
-	st := pipeline.Stream{Timeout: f.timeout(), TimeoutName: flags.Of("timeout"), Format: f.Format, Out: &out,
-		Store: env.store, Releases: res, Strict: f.Strict, Warnings: &env.Warnings}
 	n := 0
-	err = st.Run(ctx, e, func(fn func(manifest.Object) error) error {
+	err = env.stream(ctx, f.timeout(), e, res, f.Strict, &out, f.Format, func(fn func(manifest.Object) error) error {
 		return r.Each(f.Args, func(ob manifest.Object) error { n++; return fn(ob) })
 	})
-	var strict *pipeline.StrictError
-	if errors.As(err, &strict) {
-		return nil, strictError(flags, strict.Msg)
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +63,7 @@ func (f *Fill) Run(ctx context.Context, env *Env) (*Result, error) {
 		// (a template that rendered nothing, the wrong file).
 		const msg = "the input holds no objects, so nothing was filled"
 		if f.Strict {
-			return nil, strictError(flags, msg)
+			return nil, strictError(settings.CLI, msg)
 		}
 		env.Warn(msg)
 	}
@@ -77,10 +74,47 @@ func (f *Fill) Run(ctx context.Context, env *Env) (*Result, error) {
 	return &Result{Output: out.Bytes()}, helmUnused(&f.Helm, *used)
 }
 
+// stream fills and encodes every object each reads, one by one as they
+// are decoded, so that the input is never held whole; d bounds it.
+func (env *Env) stream(parent context.Context, d time.Duration, e *defaults.Engine, res []*operators.Resolution, strict bool,
+	out io.Writer, format string, each func(func(manifest.Object) error) error) error {
+	enc, err := manifest.NewEncoder(out, format)
+	if err != nil {
+		return err
+	}
+	env.deadline(d, settings.CLI.Of(settings.Timeout))
+	ctx, cancel := context.WithTimeout(parent, d)
+	defer cancel()
+	f := &filler{e: e.WithContext(ctx), store: env.store, releases: res, strict: strict,
+		unserved: unserved{names: settings.CLI}, warnings: &env.Warnings}
+	err = each(func(ob manifest.Object) error {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		if err := f.fill(ob, nil); err != nil {
+			return err
+		}
+		if err := f.check([]manifest.Object{ob}); err != nil {
+			return err
+		}
+		return enc.Encode(ob)
+	})
+	if cause := context.Cause(ctx); cause != nil {
+		if errors.Is(cause, context.DeadlineExceeded) {
+			return fmt.Errorf("gave up after %s while filling; raise %s if the input is meant to be this large", d, settings.CLI.Of(settings.Timeout))
+		}
+		return cause
+	}
+	if err != nil {
+		return err
+	}
+	return enc.Close()
+}
+
 // Explain reports, object by object, each field a fill sets and why.
 type Explain struct {
 	Operators
-	Helm
+	Helm settings.Helm
 	Rendering
 	Args []string
 }
@@ -107,7 +141,7 @@ func (x *Explain) Run(ctx context.Context, env *Env) (*Result, error) {
 	if err := env.checkUnserved(res, objs, x.Strict); err != nil {
 		return nil, err
 	}
-	rep, err := explain.Run(e, res, objs)
+	rep, err := explain.Fields(e, res, objs)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +152,7 @@ func (x *Explain) Run(ctx context.Context, env *Env) (*Result, error) {
 // their fills of the inputs. It returns Found when something changes.
 type DiffReleases struct {
 	Operators // directories and strictness; the releases are A and B
-	Helm
+	Helm      settings.Helm
 	Rendering
 	A, B   string
 	Inputs []string
@@ -131,11 +165,11 @@ func (d *DiffReleases) Run(ctx context.Context, env *Env) (*Result, error) {
 	if err := env.confineInputs(d.Inputs, d.Rendering, env.selection(d.Operators, nil).Dirs); err != nil {
 		return nil, err
 	}
-	ea, ra, err := env.load(ctx, env.selection(d.Operators, []string{d.A}))
+	ea, ra, err := env.load(ctx, env.selection(d.Operators, []string{d.A}), settings.CLI)
 	if err != nil {
 		return nil, err
 	}
-	eb, rb, err := env.load(ctx, env.selection(d.Operators, []string{d.B}))
+	eb, rb, err := env.load(ctx, env.selection(d.Operators, []string{d.B}), settings.CLI)
 	if err != nil {
 		return nil, err
 	}

@@ -8,15 +8,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/cmpenv"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
-	"github.com/cmp-defaults/cmp-defaults/internal/pipeline"
-	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // sidecar is the sidecar configuration of environ, as main reads it.
-func sidecar(t *testing.T, environ []string) plugin.Sidecar {
+func sidecar(t *testing.T, environ []string) cmpenv.Sidecar {
 	t.Helper()
-	s, err := plugin.SidecarFromEnv(environ)
+	s, err := cmpenv.SidecarFromEnv(environ)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,13 +63,14 @@ func TestGenerateJob(t *testing.T) {
 	}
 	// Each setting knows where it came from, so that errors name it; the
 	// sidecar's are an administrator's defaults, not the Application's.
-	if !j.Names.Plugin || j.Names.Of("operators") != "parameter operators" || !strings.HasPrefix(j.TimeoutName, "plugin env CMP_DEFAULTS_TIMEOUT") {
-		t.Errorf("names: operators %q, timeout %q", j.Names.Of("operators"), j.TimeoutName)
+	if !j.Names.CMP || j.Names.Of(settings.Operators) != "parameter operators" || !strings.HasPrefix(j.TimeoutName(), "plugin env CMP_DEFAULTS_TIMEOUT") {
+		t.Errorf("names: operators %q, timeout %q", j.Names.Of(settings.Operators), j.TimeoutName())
 	}
-	if strings.Join(j.Defaults, ",") != "include" {
-		t.Errorf("sidecar defaults %q, want include", j.Defaults)
+	if len(j.Defaults) != 1 || j.Defaults[0] != settings.Include {
+		t.Errorf("sidecar defaults %v, want include", j.Defaults)
 	}
-	res, err := pipeline.Run(t.Context(), j.Job)
+	env := &Env{Sidecar: side}
+	res, err := env.runJob(t.Context(), j)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,8 +81,8 @@ func TestGenerateJob(t *testing.T) {
 	if strings.Count(out, "\n") != 2 || !strings.Contains(out, `"nullBytePolicy":"Ignore"`) || !strings.Contains(out, `"deletionPolicy":"Retain"`) {
 		t.Errorf("output is not the filled JSON stream:\n%s", out)
 	}
-	if ws := res.Warnings.Lines(); len(ws) != 1 || !strings.Contains(ws[0], "KUBE_API_VERSIONS") {
-		t.Errorf("warnings %q, want the one about KUBE_API_VERSIONS", res.Warnings.Lines())
+	if ws := env.Warnings.Lines(); len(ws) != 1 || !strings.Contains(ws[0], "KUBE_API_VERSIONS") {
+		t.Errorf("warnings %q, want the one about KUBE_API_VERSIONS", env.Warnings.Lines())
 	}
 
 	// Mistakes are configuration errors that name the setting.

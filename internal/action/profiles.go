@@ -8,7 +8,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/catalog"
 	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
-	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // List lists the operators, their checked releases and profile sources.
@@ -48,9 +48,9 @@ func (s *Show) Run(_ context.Context, env *Env) (*Result, error) {
 		rels, err := catalog.ReleasesOf(st, s.Ref)
 		return &Result{Report: rels}, err
 	}
-	res, err := operators.Selection{Refs: plugin.SplitList(s.Ref), Strict: s.Strict}.Resolve(st)
+	res, err := operators.Selection{Refs: settings.SplitList(s.Ref), Strict: s.Strict}.Resolve(st)
 	if err != nil {
-		return nil, selectionError(flags, err)
+		return nil, selectionError(settings.CLI, err)
 	}
 	shown := catalog.Show(st, s.Ref, res[0])
 	if shown.Warning != "" {
@@ -95,10 +95,13 @@ type Extract struct {
 	Cluster           cluster.Options
 	Groups            []string // with FromCluster: only these API groups
 	Write             string   // write DIR/OPERATOR_VERSION.yaml instead of printing
+	ClusterFlags      []string // the cluster's flags given, which need FromCluster with files
 }
 
 func (x *Extract) Run(ctx context.Context, env *Env) (*Result, error) {
 	switch {
+	case !x.FromCluster && len(x.Files) > 0 && len(x.ClusterFlags) > 0:
+		return nil, Usagef("--%s needs --from-cluster", x.ClusterFlags[0])
 	case x.FromCluster && len(x.Files) > 0:
 		return nil, Usagef("--from-cluster reads the CRDs from the cluster: pass no CRD files (got %s)", strings.Join(x.Files, " "))
 	case !x.FromCluster && len(x.Files) == 0:

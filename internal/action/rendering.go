@@ -31,12 +31,12 @@ func (r Rendering) timeout() time.Duration {
 // the flag that raises it when it runs out.
 func (env *Env) within(ctx context.Context, r Rendering, fn func(context.Context) error) error {
 	d := r.timeout()
-	env.deadline(d, flags.Of("timeout"))
+	env.deadline(d, settings.CLI.Of(settings.Timeout))
 	run, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	err := fn(run)
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(run), context.DeadlineExceeded) && !strings.HasPrefix(err.Error(), "gave up after") {
-		return fmt.Errorf("gave up after %s (%v); make the input smaller or raise %s", d, err, flags.Of("timeout"))
+		return fmt.Errorf("gave up after %s (%v); make the input smaller or raise %s", d, err, settings.CLI.Of(settings.Timeout))
 	}
 	return err
 }

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/cmpenv"
 	"github.com/cmp-defaults/cmp-defaults/internal/sandbox"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 const sandboxES = "apiVersion: external-secrets.io/v1\nkind: ExternalSecret\nmetadata: {name: x}\nspec:\n  data:\n  - secretKey: k\n    remoteRef: {key: k}\n"
@@ -78,7 +79,7 @@ func TestCommandsConfineBeforeReading(t *testing.T) {
 		}},
 		{"fill: each file, each directory's repository root", func(t *testing.T, top string) (Runner, []string, map[string]string) {
 			mkdirs(t, filepath.Join(top, "other", ".git"), filepath.Join(top, "other", "dir"))
-			f := fill(Operators{Refs: eso}, Helm{}, filepath.Join(top, "in.yaml"), filepath.Join(top, "other", "dir"), "-")
+			f := fill(Operators{Refs: eso}, settings.Helm{}, filepath.Join(top, "in.yaml"), filepath.Join(top, "other", "dir"), "-")
 			return f, []string{filepath.Join(top, "in.yaml"), filepath.Join(top, "other")},
 				map[string]string{filepath.Join(top, "in.yaml"): sandboxES, filepath.Join(top, "other", "dir", "es.yaml"): sandboxES}
 		}},
@@ -138,7 +139,7 @@ func TestSandboxSetting(t *testing.T) {
 		{"", false, 0, "", ""},
 	} {
 		t.Run(tc.setting, func(t *testing.T) {
-			s, err := plugin.SidecarFromEnv([]string{"CMP_DEFAULTS_SANDBOX=" + tc.setting})
+			s, err := cmpenv.SidecarFromEnv([]string{"CMP_DEFAULTS_SANDBOX=" + tc.setting})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -147,7 +148,7 @@ func TestSandboxSetting(t *testing.T) {
 			if tc.inWorker {
 				env.Confine = spy.confine
 			}
-			_, err = fill(Operators{Refs: []string{"external-secrets@2.5.0"}}, Helm{}, es).Run(context.Background(), env)
+			_, err = fill(Operators{Refs: []string{"external-secrets@2.5.0"}}, settings.Helm{}, es).Run(context.Background(), env)
 			switch {
 			case tc.err == "" && err != nil:
 				t.Fatalf("run: %v", err)

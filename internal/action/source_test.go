@@ -6,7 +6,7 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/internal/argocd"
 	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
-	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/cmpenv"
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
 	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
@@ -19,15 +19,15 @@ func TestSourceOptionsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &Env{Sidecar: plugin.Sidecar{MaxInput: 12345}}
-	fromDir, err := render.NewOptions(dir, "", env.Sidecar.MaxInput, env.Sidecar.Limits, render.Settings{})
+	env := &Env{Sidecar: cmpenv.Sidecar{MaxInput: 12345}}
+	fromDir, err := render.NewOptions(dir, "", env.Sidecar.MaxInput, env.Sidecar.Limits, settings.Helm{}, settings.Directory{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fromDir.RepoRoot != repo {
 		t.Fatalf("repository root %s, want %s (the nearest parent with .git)", fromDir.RepoRoot, repo)
 	}
-	checked, err := (&ClusterSource{APIVersions: []string{"v1"}}).SourceOptions(env, dir, "ns", &cluster.Client{Version: "v1.34.0"})
+	checked, err := (&ClusterSource{Helm: settings.Helm{APIVersions: []string{"v1"}}}).SourceOptions(env, dir, "ns", &cluster.Client{Version: "v1.34.0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,8 @@ func TestSourceOptionsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	audited, err := (&Audit{}).sourceOptions(env, absDir, repo, argocd.Settings(&argocd.Source{}))
+	h, d := argocd.Settings(&argocd.Source{})
+	audited, err := (&Audit{}).sourceOptions(env, absDir, repo, h, d)
 	if err != nil {
 		t.Fatal(err)
 	}

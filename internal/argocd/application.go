@@ -115,8 +115,10 @@ type Source struct {
 	ValueFiles  []string
 	Values      string
 	Parameters  []HelmParameter
-	Include     string
-	Exclude     string
+	// SkipSchemaValidation is spec.source.helm.skipSchemaValidation.
+	SkipSchemaValidation bool
+	Include              string
+	Exclude              string
 	// Kustomize lists the spec.source.kustomize settings given, which
 	// audit does not apply.
 	Kustomize []string
@@ -260,6 +262,7 @@ func (a *App) addSource(src map[string]any, where, field string) error {
 			}
 		}
 		_ = convert(h["parameters"], &s.Parameters)
+		s.SkipSchemaValidation, _ = h["skipSchemaValidation"].(bool)
 	}
 	if d, _ := src["directory"].(map[string]any); d != nil {
 		s.Include, _ = d["include"].(string)

@@ -7,43 +7,43 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/cmpenv"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
-	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
-	"github.com/cmp-defaults/cmp-defaults/internal/render"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // Settings are the Application's Helm settings and directory
 // include/exclude, so the source renders as Argo CD renders it for that
 // Application; none for a nil src.
-func Settings(src *Source) render.Settings {
-	var s render.Settings
+func Settings(src *Source) (h settings.Helm, d settings.Directory) {
 	if src == nil {
-		return s
+		return h, d
 	}
-	s.Include, s.Exclude = src.Include, src.Exclude
-	s.ValuesFiles = src.ValueFiles
-	s.Values = src.Values
-	s.Namespace = src.Namespace
+	d.Include, d.Exclude = src.Include, src.Exclude
+	h.ValuesFiles = src.ValueFiles
+	h.Values = src.Values
+	h.Namespace = src.Namespace
+	h.SkipSchemaValidation = src.SkipSchemaValidation
 	switch {
 	case src.ReleaseName != "":
-		s.ReleaseName = src.ReleaseName
+		h.ReleaseName = src.ReleaseName
 	case src.App != "" && !templated(src.App):
-		s.ReleaseName = src.App // Argo CD's default release name
+		h.ReleaseName = src.App // Argo CD's default release name
 	}
 	for _, p := range src.Parameters {
 		if p.ForceString {
-			s.SetString = append(s.SetString, p.Name+"="+p.Value)
+			h.SetString = append(h.SetString, p.Name+"="+p.Value)
 		} else {
-			s.Set = append(s.Set, p.Name+"="+p.Value)
+			h.Set = append(h.Set, p.Name+"="+p.Value)
 		}
 	}
-	return s
+	return h, d
 }
 
 // Plugin is spec.source.plugin of an Application that names the
 // cmp-defaults plugin.
 type Plugin struct {
-	Parameters []plugin.Parameter // spec.source.plugin.parameters
+	Parameters []cmpenv.Parameter // spec.source.plugin.parameters
 	Env        map[string]string  // spec.source.plugin.env, by name
 }
 
@@ -70,12 +70,12 @@ func (s *Source) PluginEnviron() ([]string, error) {
 // names the cmp-defaults plugin, from the environment argocd-cmp-server
 // would build for it (PluginEnviron) with the sidecar settings side, with
 // dir the source directory and repoRoot its repository.
-func (s *Source) PluginConfig(dir, repoRoot string, side plugin.Sidecar) (*plugin.Config, error) {
+func (s *Source) PluginConfig(dir, repoRoot string, side cmpenv.Sidecar) (*cmpenv.Config, error) {
 	env, err := s.PluginEnviron()
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := plugin.FromEnv(env, dir, side)
+	cfg, err := cmpenv.FromEnv(env, dir, side)
 	if err != nil {
 		return nil, fmt.Errorf("the plugin settings of Application %s (%s.plugin): %v", s.App, s.Field, err)
 	}

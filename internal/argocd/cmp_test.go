@@ -10,7 +10,8 @@ import (
 
 func TestSettings(t *testing.T) {
 	opts := func(src *Source) render.Options {
-		o, err := render.NewOptions("/repo/app", "/repo", 0, manifest.Limits{}, Settings(src))
+		h, d := Settings(src)
+		o, err := render.NewOptions("/repo/app", "/repo", 0, manifest.Limits{}, h, d)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -177,17 +177,17 @@ type Group struct {
 	Unrendered []string
 }
 
-// Run audits every rule against the filled targets. res are the selected
+// Classify audits every rule against the filled targets. res are the selected
 // operator releases; their default paths tell apart fields the profiles
 // would fill from fields only a controller writes.
 // hist, when set, tells in which other releases a field was a default.
-func Run(rules []*argocd.Rule, targets []*Target, res []*operators.Resolution, hist *History) *Report {
-	return RunGroups([]Group{{Rules: rules, Targets: targets, Releases: res}}, hist)
+func Classify(rules []*argocd.Rule, targets []*Target, res []*operators.Resolution, hist *History) *Report {
+	return ClassifyGroups([]Group{{Rules: rules, Targets: targets, Releases: res}}, hist)
 }
 
-// RunGroups audits each group's rules against its targets, in order, in
+// ClassifyGroups audits each group's rules against its targets, in order, in
 // one report.
-func RunGroups(groups []Group, hist *History) *Report {
+func ClassifyGroups(groups []Group, hist *History) *Report {
 	rep := &Report{Operators: []Operator{}, Rules: []*RuleReport{}}
 	for _, g := range groups {
 		rep.addOperators(g.Releases)

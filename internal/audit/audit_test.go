@@ -89,7 +89,7 @@ func check(t *testing.T, rule *argocd.Rule) *RuleReport {
 	if rule.Origin.Kind == "" {
 		rule.Origin = argocd.Origin{Kind: "Application", Name: "app", File: "app.yaml", Field: "spec.ignoreDifferences[0]"}
 	}
-	rep := Run([]*argocd.Rule{rule}, targets, res, nil)
+	rep := Classify([]*argocd.Rule{rule}, targets, res, nil)
 	if len(rep.Rules) != 1 {
 		t.Fatalf("want one rule report, got %d", len(rep.Rules))
 	}
@@ -405,7 +405,7 @@ resources:
 			t.Fatal(err)
 		}
 		rule := &argocd.Rule{Group: "pg.io", Kind: "Cluster", JQPathExpressions: []string{".spec.slots"}, Origin: argocd.Origin{Kind: "Application", Name: "app", File: "app.yaml"}}
-		rep := Run([]*argocd.Rule{rule}, []*Target{tg}, res, nil)
+		rep := Classify([]*argocd.Rule{rule}, []*Target{tg}, res, nil)
 		return rep.Rules[0].Checks[0]
 	}
 	c := audit(crdOnly)
@@ -424,7 +424,7 @@ func TestOutOfScopeSummary(t *testing.T) {
 	targets, res := setup(t)
 	rule := &argocd.Rule{Group: "apps", Kind: "Deployment", JSONPointers: []string{"/spec/replicas"},
 		Origin: argocd.Origin{Kind: "Application", Name: "web", File: "app.yaml", Field: "spec.ignoreDifferences[0]"}}
-	rep := Run([]*argocd.Rule{rule}, targets, res, nil)
+	rep := Classify([]*argocd.Rule{rule}, targets, res, nil)
 	if rep.Summary.Redundant != 0 || rep.Summary.OutOfScope != 1 {
 		t.Fatalf("summary %+v, want 1 out of scope and none redundant", rep.Summary)
 	}

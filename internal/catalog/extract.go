@@ -13,7 +13,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
-	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // CRDs are the CustomResourceDefinitions a profile is extracted from.
@@ -67,7 +67,7 @@ func CRDsFromCluster(ctx context.Context, opt cluster.Options, groups []string) 
 	for _, g := range missing {
 		out.Warnings = append(out.Warnings, "the cluster has no CustomResourceDefinition of group "+g)
 	}
-	if len(plugin.SplitList(groups...)) == 0 {
+	if len(settings.SplitList(groups...)) == 0 {
 		out.Warnings = append(out.Warnings, "no --group: the profile covers every CRD of the cluster (groups "+strings.Join(sel.Groups, ", ")+")")
 	}
 	return out, nil

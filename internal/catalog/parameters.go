@@ -5,14 +5,14 @@ import (
 	"io"
 	"strings"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/cmpenv"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
-	"github.com/cmp-defaults/cmp-defaults/internal/plugin"
 )
 
 // Parameters is 'parameters': the announcement Argo CD's UI reads, offering
 // every operator of the store with its newest checked release.
 type Parameters struct {
-	Announcements []plugin.Announcement
+	Announcements []cmpenv.Announcement
 }
 
 // ParametersOf announces the operators of st.
@@ -27,7 +27,7 @@ func ParametersOf(st *operators.Store) (*Parameters, error) {
 			ops[s.Operator] = strings.TrimPrefix(s.Newest, "v")
 		}
 	}
-	return &Parameters{Announcements: plugin.Announce(ops)}, nil
+	return &Parameters{Announcements: cmpenv.Announce(ops)}, nil
 }
 
 // WriteText prints the announcement as JSON, its only form.

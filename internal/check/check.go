@@ -51,10 +51,10 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("check failed for %d object(s):\n  %s", len(e.Objects), strings.Join(e.Objects, "\n  "))
 }
 
-// Run fills objs (in place) with e and checks each on cl. An object that
+// Admission fills objs (in place) with e and checks each on cl. An object that
 // cannot be checked is an *Error after the others ran, unless the failure
 // would repeat for every object (cluster.Fatal): then the run stops there.
-func Run(ctx context.Context, cl *cluster.Client, e *defaults.Engine, res []*operators.Resolution, objs []manifest.Object, opt Options) (*Report, error) {
+func Admission(ctx context.Context, cl *cluster.Client, e *defaults.Engine, res []*operators.Resolution, objs []manifest.Object, opt Options) (*Report, error) {
 	raw := make([]map[string]any, len(objs))
 	fills := make([]map[string]cluster.FilledField, len(objs))
 	for i, ob := range objs {

@@ -4,13 +4,13 @@ import (
 	"fmt"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
-	"github.com/cmp-defaults/cmp-defaults/internal/render"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // Settings makes s render a source as cl would see it: objects without a
 // namespace go to ns, and Helm's capabilities default to the cluster's
 // version and API versions.
-func Settings(s render.Settings, ns string, cl *cluster.Client) (render.Settings, error) {
+func Settings(s settings.Helm, ns string, cl *cluster.Client) (settings.Helm, error) {
 	s.Namespace = ns
 	if s.KubeVersion == "" {
 		s.KubeVersion = cl.Version

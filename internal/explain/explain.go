@@ -36,9 +36,9 @@ type Report struct {
 	Objects   []Object           `json:"objects"`
 }
 
-// Run fills objs (in place) with e, the engine compiled from res, and
+// Fields fills objs (in place) with e, the engine compiled from res, and
 // explains every field it set.
-func Run(e *defaults.Engine, res []*operators.Resolution, objs []manifest.Object) (*Report, error) {
+func Fields(e *defaults.Engine, res []*operators.Resolution, objs []manifest.Object) (*Report, error) {
 	rep := &Report{Operators: report.Selections(res), Objects: make([]Object, len(objs))}
 	for i, ob := range objs {
 		o := Object{Object: report.ObjectOf(ob), Filled: []defaults.Filled{}}

@@ -48,7 +48,7 @@ func TestRun(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(e, res, objs)
+	rep, err := Fields(e, res, objs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/benchdata"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 func benchRender(b *testing.B, opt Options) {
@@ -21,7 +22,7 @@ func benchRender(b *testing.B, opt Options) {
 
 func BenchmarkRenderHelm(b *testing.B) {
 	root, _ := filepath.Abs("testdata/repo")
-	benchRender(b, Options{Dir: filepath.Join(root, "charts", "app"), RepoRoot: root, ReleaseName: "rel", Namespace: "team", KubeVersion: "1.34.0"})
+	benchRender(b, Options{Dir: filepath.Join(root, "charts", "app"), RepoRoot: root, Helm: settings.Helm{ReleaseName: "rel", Namespace: "team", KubeVersion: "1.34.0"}})
 }
 
 func BenchmarkRenderKustomize(b *testing.B) {
@@ -62,7 +63,7 @@ func BenchmarkRenderHelm50(b *testing.B) {
 	if err := benchdata.Chart(dir, 50); err != nil {
 		b.Fatal(err)
 	}
-	benchRender(b, Options{Dir: dir, RepoRoot: dir, ReleaseName: "bench", Namespace: "team", KubeVersion: "1.34.0"})
+	benchRender(b, Options{Dir: dir, RepoRoot: dir, Helm: settings.Helm{ReleaseName: "bench", Namespace: "team", KubeVersion: "1.34.0"}})
 }
 
 // BenchmarkRenderKustomize200 builds an overlay of 200 resources.

@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // renderHelm renders a chart like `helm template NAME DIR --include-crds`
@@ -43,14 +44,14 @@ func helmTemplate(ctx context.Context, opt Options) ([]manifest.Object, error) {
 		return nil, fmt.Errorf("chart %s: no release name given; set the release name (Argo CD uses the application name)", chartDir)
 	}
 	if err := chartutil.ValidateReleaseName(opt.ReleaseName); err != nil {
-		return nil, &SettingError{Key: "release-name", Value: opt.ReleaseName, Err: err}
+		return nil, &SettingError{Setting: settings.ReleaseName, Value: opt.ReleaseName, Err: err}
 	}
 	namespace := opt.Namespace
 	if namespace == "" {
 		namespace = "default" // helm template without a kube context
 	}
 	if errs := validation.IsDNS1123Label(namespace); len(errs) > 0 {
-		return nil, &SettingError{Key: "namespace", Value: namespace, Err: fmt.Errorf("not a valid namespace name: %s", strings.Join(errs, "; "))}
+		return nil, &SettingError{Setting: settings.Namespace, Value: namespace, Err: fmt.Errorf("not a valid namespace name: %s", strings.Join(errs, "; "))}
 	}
 	caps, err := capabilities(opt.KubeVersion, opt.APIVersions)
 	if err != nil {
@@ -63,32 +64,8 @@ func helmTemplate(ctx context.Context, opt Options) ([]manifest.Object, error) {
 		return nil, err
 	}
 
-	if err := checkSymlinks(ctx, opt.RepoRoot, opt.Dir); err != nil {
-		return nil, fmt.Errorf("chart %s: %w", chartDir, err)
-	}
-	if err := scanChart(ctx, opt.Dir, chartDir, opt.budget); err != nil {
-		return nil, fmt.Errorf("chart %s: %w", chartDir, err)
-	}
-	ch, err := loader.LoadDir(opt.Dir)
+	ch, err := loadChart(ctx, opt, chartDir)
 	if err != nil {
-		return nil, fmt.Errorf("loading chart %s: %w", chartDir, err)
-	}
-	if ch.Metadata == nil {
-		return nil, fmt.Errorf("loading chart %s: Chart.yaml has no metadata", chartDir)
-	}
-	switch ch.Metadata.Type {
-	case "", "application":
-	default:
-		return nil, fmt.Errorf("chart %s is of type %q and cannot be rendered on its own (only application charts can); "+
-			"use it as a dependency of an application chart", chartDir, ch.Metadata.Type)
-	}
-	if err := addLocalDependencies(ctx, opt, ch, opt.Dir, 0); err != nil {
-		return nil, err
-	}
-	if err := checkDependencies(ch, chartDir); err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 
@@ -104,8 +81,10 @@ func helmTemplate(ctx context.Context, opt Options) ([]manifest.Object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chart %s: %w", chartDir, err)
 	}
-	if err := validateSchemas(opt.RepoRoot, ch, top["Values"]); err != nil {
-		return nil, fmt.Errorf("chart %s: values don't meet the specifications of the schema(s) in the following chart(s):\n%w", chartDir, err)
+	if !opt.SkipSchemaValidation {
+		if err := validateSchemas(opt.RepoRoot, ch, top["Values"]); err != nil {
+			return nil, fmt.Errorf("chart %s: values don't meet the specifications of the schema(s) in the following chart(s):\n%w", chartDir, err)
+		}
 	}
 	if kv := ch.Metadata.KubeVersion; kv != "" && !chartutil.IsCompatibleRange(kv, caps.KubeVersion.String()) {
 		return nil, fmt.Errorf("chart %s requires kubeVersion: %s which is incompatible with Kubernetes %s; set the kube version (Argo CD passes the cluster's)",
@@ -133,6 +112,12 @@ func helmTemplate(ctx context.Context, opt Options) ([]manifest.Object, error) {
 		return nil, fmt.Errorf("chart %s: %w", chartDir, err)
 	}
 
+	return opt.helmObjects(ch, chartDir, files, manifests, hooks)
+}
+
+// helmObjects decodes what a chart rendered in helm's order: CRDs from
+// crds/ first, then manifests in install order, then hooks.
+func (opt Options) helmObjects(ch *chart.Chart, chartDir string, files map[string]string, manifests []releaseutil.Manifest, hooks []*release.Hook) ([]manifest.Object, error) {
 	var out []manifest.Object
 	for _, crd := range ch.CRDObjects() {
 		if opt.skip.crds {
@@ -164,6 +149,37 @@ func helmTemplate(ctx context.Context, opt Options) ([]manifest.Object, error) {
 		out = append(out, objs...)
 	}
 	return out, nil
+}
+
+// loadChart reads the chart of opt.Dir within the repository root and the
+// render's budget, with its local dependencies.
+func loadChart(ctx context.Context, opt Options, chartDir string) (*chart.Chart, error) {
+	if err := checkSymlinks(ctx, opt.RepoRoot, opt.Dir); err != nil {
+		return nil, fmt.Errorf("chart %s: %w", chartDir, err)
+	}
+	if err := scanChart(ctx, opt.Dir, chartDir, opt.budget); err != nil {
+		return nil, fmt.Errorf("chart %s: %w", chartDir, err)
+	}
+	ch, err := loader.LoadDir(opt.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("loading chart %s: %w", chartDir, err)
+	}
+	if ch.Metadata == nil {
+		return nil, fmt.Errorf("loading chart %s: Chart.yaml has no metadata", chartDir)
+	}
+	switch ch.Metadata.Type {
+	case "", "application":
+	default:
+		return nil, fmt.Errorf("chart %s is of type %q and cannot be rendered on its own (only application charts can); "+
+			"use it as a dependency of an application chart", chartDir, ch.Metadata.Type)
+	}
+	if err := addLocalDependencies(ctx, opt, ch, opt.Dir, 0); err != nil {
+		return nil, err
+	}
+	if err := checkDependencies(ch, chartDir); err != nil {
+		return nil, err
+	}
+	return ch, ctx.Err()
 }
 
 // maxErrorBytes bounds an error message from Helm: an 'include' that calls
@@ -222,7 +238,7 @@ func mergeValues(opt Options) (map[string]any, error) {
 		}
 		m, err := loader.LoadValues(strings.NewReader(opt.Values))
 		if err != nil {
-			return nil, &SettingError{Key: "values", Err: err, Want: "a YAML map of Helm values"}
+			return nil, &SettingError{Setting: settings.Values, Err: err, Want: "a YAML map of Helm values"}
 		}
 		base = loader.MergeMaps(base, m)
 	}
@@ -231,23 +247,23 @@ func mergeValues(opt Options) (map[string]any, error) {
 			// A whole JSON object, as helm takes it.
 			var m map[string]any
 			if err := json.Unmarshal([]byte(t), &m); err != nil {
-				return nil, &SettingError{Key: "set-json", Value: s, Err: err, Want: "a JSON object or key=<json>, as for helm --set-json"}
+				return nil, &SettingError{Setting: settings.SetJSON, Value: s, Err: err, Want: "a JSON object or key=<json>, as for helm --set-json"}
 			}
 			base = loader.MergeMaps(base, m)
 			continue
 		}
 		if err := strvals.ParseJSON(s, base); err != nil {
-			return nil, &SettingError{Key: "set-json", Value: s, Err: err, Want: "key=<json>, as for helm --set-json"}
+			return nil, &SettingError{Setting: settings.SetJSON, Value: s, Err: err, Want: "key=<json>, as for helm --set-json"}
 		}
 	}
 	for _, s := range opt.Set {
 		if err := strvals.ParseInto(s, base); err != nil {
-			return nil, &SettingError{Key: "set", Value: s, Err: err, Want: "key=value, as for helm --set"}
+			return nil, &SettingError{Setting: settings.Set, Value: s, Err: err, Want: "key=value, as for helm --set"}
 		}
 	}
 	for _, s := range opt.SetString {
 		if err := strvals.ParseIntoString(s, base); err != nil {
-			return nil, &SettingError{Key: "set-string", Value: s, Err: err, Want: "key=value, as for helm --set-string"}
+			return nil, &SettingError{Setting: settings.SetString, Value: s, Err: err, Want: "key=value, as for helm --set-string"}
 		}
 	}
 	for _, s := range opt.SetFile {
@@ -258,7 +274,7 @@ func mergeValues(opt Options) (map[string]any, error) {
 			return string(data), err
 		}
 		if err := strvals.ParseIntoFile(s, base, read); err != nil {
-			return nil, &SettingError{Key: "set-file", Value: s, Err: err, Want: "key=path, as for helm --set-file"}
+			return nil, &SettingError{Setting: settings.SetFile, Value: s, Err: err, Want: "key=path, as for helm --set-file"}
 		}
 	}
 	return base, nil

@@ -14,20 +14,14 @@ import (
 	"testing"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // appOptions renders testdata chart "app" with capabilities that turn on its
 // optional parts.
 func appOptions(t *testing.T) Options {
 	root := testRepo(t)
-	return Options{
-		Dir:         filepath.Join(root, "charts", "app"),
-		RepoRoot:    root,
-		ReleaseName: "rel",
-		Namespace:   "team",
-		KubeVersion: "1.34.0",
-		APIVersions: []string{"monitoring.coreos.com/v1", "monitoring.coreos.com/v1/ServiceMonitor"},
-	}
+	return Options{Dir: filepath.Join(root, "charts", "app"), RepoRoot: root, Helm: settings.Helm{ReleaseName: "rel", Namespace: "team", KubeVersion: "1.34.0", APIVersions: []string{"monitoring.coreos.com/v1", "monitoring.coreos.com/v1/ServiceMonitor"}}}
 }
 
 func TestHelmRender(t *testing.T) {
@@ -155,8 +149,7 @@ func TestHelmValues(t *testing.T) {
 	chart := filepath.Join(tmp, "repo", "chart")
 	writeChart(t, chart, "c", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n")
 	mkfile(t, filepath.Join(tmp, "etc", "passwd"), "root: x\n")
-	renderErr(t, Options{Dir: chart, RepoRoot: filepath.Join(tmp, "repo"), ReleaseName: "r",
-		ValuesFiles: []string{"../../etc/passwd"}}, `values file "../../etc/passwd"`, "outside the repository root")
+	renderErr(t, Options{Dir: chart, RepoRoot: filepath.Join(tmp, "repo"), Helm: settings.Helm{ReleaseName: "r", ValuesFiles: []string{"../../etc/passwd"}}}, `values file "../../etc/passwd"`, "outside the repository root")
 	opt = appOptions(t)
 	opt.Set = []string{"noequals"}
 	renderErr(t, opt, `set "noequals"`)
@@ -180,7 +173,7 @@ func TestHelmValuesFileSymlinkEscape(t *testing.T) {
 	writeChart(t, chart, "c", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Values.name }}\n")
 	mkfile(t, filepath.Join(tmp, "outside.yaml"), "name: stolen\n")
 	must(t, os.Symlink("../outside.yaml", filepath.Join(repo, "prod.yaml")))
-	opt := Options{Dir: chart, RepoRoot: repo, ReleaseName: "r", ValuesFiles: []string{"../prod.yaml"}}
+	opt := Options{Dir: chart, RepoRoot: repo, Helm: settings.Helm{ReleaseName: "r", ValuesFiles: []string{"../prod.yaml"}}}
 	err := renderErr(t, opt, `values file "../prod.yaml"`, "outside the repository root", "symbolic link")
 	if !errors.Is(err, ErrOutsideRoot) {
 		t.Errorf("not ErrOutsideRoot: %v", err)
@@ -202,7 +195,7 @@ func TestHelmChartSymlinkEscape(t *testing.T) {
 	mkfile(t, filepath.Join(tmp, "secret"), "s3cr3t")
 	must(t, os.MkdirAll(filepath.Join(chart, "files"), 0o755))
 	must(t, os.Symlink("../../../secret", filepath.Join(chart, "files", "secret")))
-	err := renderErr(t, Options{Dir: chart, RepoRoot: repo, ReleaseName: "r"}, "files/secret", "outside the repository root")
+	err := renderErr(t, Options{Dir: chart, RepoRoot: repo, Helm: settings.Helm{ReleaseName: "r"}}, "files/secret", "outside the repository root")
 	if strings.Contains(err.Error(), "s3cr3t") {
 		t.Error("secret leaked")
 	}
@@ -210,7 +203,7 @@ func TestHelmChartSymlinkEscape(t *testing.T) {
 	must(t, os.Remove(filepath.Join(chart, "files", "secret")))
 	mkfile(t, filepath.Join(repo, "shared", "secret"), "shared-value")
 	must(t, os.Symlink("../../shared/secret", filepath.Join(chart, "files", "secret")))
-	objs := render(t, Options{Dir: chart, RepoRoot: repo, ReleaseName: "r"})
+	objs := render(t, Options{Dir: chart, RepoRoot: repo, Helm: settings.Helm{ReleaseName: "r"}})
 	if got := objs[0].Data["data"].(map[string]any)["f"]; got != "shared-value" {
 		t.Errorf("f = %v", got)
 	}
@@ -218,41 +211,41 @@ func TestHelmChartSymlinkEscape(t *testing.T) {
 
 func TestHelmTemplateError(t *testing.T) {
 	root := testRepo(t)
-	err := renderErr(t, Options{Dir: filepath.Join(root, "charts", "broken"), RepoRoot: root, ReleaseName: "r"},
+	err := renderErr(t, Options{Dir: filepath.Join(root, "charts", "broken"), RepoRoot: root, Helm: settings.Helm{ReleaseName: "r"}},
 		"chart charts/broken", "broken/templates/bad.yaml:6", "nil pointer")
 	t.Logf("template error reads:\n%v", err)
 
 	tmp := t.TempDir()
 	writeChart(t, tmp, "p", "a: {{ .Values.name\n")
-	renderErr(t, Options{Dir: tmp, RepoRoot: tmp, ReleaseName: "r"}, "p/templates/t.yaml:1", "parse error")
+	renderErr(t, Options{Dir: tmp, RepoRoot: tmp, Helm: settings.Helm{ReleaseName: "r"}}, "p/templates/t.yaml:1", "parse error")
 	writeChart(t, tmp, "p", "{{ fail \"set .Values.x\" }}\n")
-	renderErr(t, Options{Dir: tmp, RepoRoot: tmp, ReleaseName: "r"}, "p/templates/t.yaml:1", "set .Values.x")
+	renderErr(t, Options{Dir: tmp, RepoRoot: tmp, Helm: settings.Helm{ReleaseName: "r"}}, "p/templates/t.yaml:1", "set .Values.x")
 	writeChart(t, tmp, "p", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [x\n")
-	renderErr(t, Options{Dir: tmp, RepoRoot: tmp, ReleaseName: "r"}, "YAML parse error on p/templates/t.yaml")
+	renderErr(t, Options{Dir: tmp, RepoRoot: tmp, Helm: settings.Helm{ReleaseName: "r"}}, "YAML parse error on p/templates/t.yaml")
 	writeChart(t, tmp, "p", "foo: bar\n")
-	renderErr(t, Options{Dir: tmp, RepoRoot: tmp, ReleaseName: "r"}, "p/templates/t.yaml: document 1", "no apiVersion or kind")
+	renderErr(t, Options{Dir: tmp, RepoRoot: tmp, Helm: settings.Helm{ReleaseName: "r"}}, "p/templates/t.yaml: document 1", "no apiVersion or kind")
 }
 
 func TestHelmMissingDependency(t *testing.T) {
 	root := testRepo(t)
-	err := renderErr(t, Options{Dir: filepath.Join(root, "charts", "nodeps"), RepoRoot: root, ReleaseName: "r"},
+	err := renderErr(t, Options{Dir: filepath.Join(root, "charts", "nodeps"), RepoRoot: root, Helm: settings.Helm{ReleaseName: "r"}},
 		"redis", "19.0.0", "charts/nodeps/charts/", "helm dependency build charts/nodeps", "commit the charts/ directory")
 	if !errors.Is(err, ErrMissingDependency) {
 		t.Errorf("not ErrMissingDependency: %v", err)
 	}
-	renderErr(t, Options{Dir: filepath.Join(root, "charts", "library"), RepoRoot: root, ReleaseName: "r"}, `type "library"`)
+	renderErr(t, Options{Dir: filepath.Join(root, "charts", "library"), RepoRoot: root, Helm: settings.Helm{ReleaseName: "r"}}, `type "library"`)
 }
 
 func TestHelmSchemaReferences(t *testing.T) {
 	tmp := t.TempDir()
 	writeChart(t, tmp, "s", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Values.name }}\n")
 	mkfile(t, filepath.Join(tmp, "values.schema.json"), `{"properties": {"name": {"$ref": "https://example.invalid/name.json"}}}`)
-	err := renderErr(t, Options{Dir: tmp, RepoRoot: tmp, ReleaseName: "r"}, "https://example.invalid/name.json", "offline")
+	err := renderErr(t, Options{Dir: tmp, RepoRoot: tmp, Helm: settings.Helm{ReleaseName: "r"}}, "https://example.invalid/name.json", "offline")
 	if !errors.Is(err, ErrRemote) {
 		t.Errorf("not ErrRemote: %v", err)
 	}
 	mkfile(t, filepath.Join(tmp, "values.schema.json"), `{"properties": {"name": {"$ref": "file:///etc/passwd"}}}`)
-	renderErr(t, Options{Dir: tmp, RepoRoot: tmp, ReleaseName: "r"}, "/etc/passwd", "outside the repository root")
+	renderErr(t, Options{Dir: tmp, RepoRoot: tmp, Helm: settings.Helm{ReleaseName: "r"}}, "/etc/passwd", "outside the repository root")
 }
 
 // helmBinary finds a Helm 4 CLI: $HELM_BIN, then bin/helm at the module root
@@ -343,9 +336,8 @@ func TestHelmMatchesHelmTemplate(t *testing.T) {
 			o.SetString = []string{"config.ratio=0.75", "config.greeting=123"}
 			return o
 		}(),
-		"example-helm": withKube(Options{Dir: filepath.Join(repo, "examples", "helm"), RepoRoot: repo, ReleaseName: "datadog-secrets", Namespace: "datadog"}),
-		"example-helm-prod": withKube(Options{Dir: filepath.Join(repo, "examples", "helm"), RepoRoot: repo, ReleaseName: "datadog-secrets", Namespace: "datadog",
-			ValuesFiles: []string{"values-prod.yaml"}}),
+		"example-helm":      withKube(Options{Dir: filepath.Join(repo, "examples", "helm"), RepoRoot: repo, Helm: settings.Helm{ReleaseName: "datadog-secrets", Namespace: "datadog"}}),
+		"example-helm-prod": withKube(Options{Dir: filepath.Join(repo, "examples", "helm"), RepoRoot: repo, Helm: settings.Helm{ReleaseName: "datadog-secrets", Namespace: "datadog", ValuesFiles: []string{"values-prod.yaml"}}}),
 	}
 	names := make([]string, 0, len(cases))
 	for n := range cases {
@@ -365,7 +357,7 @@ func TestHelmMatchesHelmTemplate(t *testing.T) {
 	}
 	// Failures agree too.
 	t.Run("broken", func(t *testing.T) {
-		opt := Options{Dir: filepath.Join(root, "charts", "broken"), RepoRoot: root, ReleaseName: "r", KubeVersion: "1.30"}
+		opt := Options{Dir: filepath.Join(root, "charts", "broken"), RepoRoot: root, Helm: settings.Helm{ReleaseName: "r", KubeVersion: "1.30"}}
 		_, herr := helmTemplateCLI(t, bin, opt)
 		_, err := Render(context.Background(), opt)
 		if herr == nil || err == nil {

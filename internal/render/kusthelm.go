@@ -10,6 +10,8 @@ import (
 
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/yaml"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // helmChart is one helmCharts entry of a kustomization, with the fields
@@ -165,8 +167,8 @@ func (f *rootFS) renderChart(kdir string, g helmGlobals, c helmChart) ([]byte, e
 	if err != nil {
 		return nil, err
 	}
-	opt := Options{Dir: dir, RepoRoot: f.root, ReleaseName: c.ReleaseName, Namespace: c.Namespace,
-		KubeVersion: c.KubeVersion, APIVersions: c.APIVersions, budget: f.budget,
+	opt := Options{Dir: dir, RepoRoot: f.root, budget: f.budget,
+		Helm: settings.Helm{ReleaseName: c.ReleaseName, Namespace: c.Namespace, KubeVersion: c.KubeVersion, APIVersions: c.APIVersions},
 		// Each chart's documents are bounded on their own: kustomize's
 		// output, where they are again, counts them for the render.
 		Limits: f.limits.Counted(), Warn: f.warn,

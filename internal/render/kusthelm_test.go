@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // A kustomization's helmCharts entry whose chart is a directory of the
@@ -65,7 +67,7 @@ resources: [plain.yaml]
 	if got := ids(render(t, Options{Dir: overlay, RepoRoot: repo})); !slices.Contains(got, "ConfigMap kube-30") {
 		t.Errorf("objects %q, want ConfigMap kube-30 (the entry's kubeVersion)", got)
 	}
-	if got := ids(render(t, Options{Dir: overlay, RepoRoot: repo, KubeVersion: "1.33.0"})); !slices.Contains(got, "ConfigMap kube-33") {
+	if got := ids(render(t, Options{Dir: overlay, RepoRoot: repo, Helm: settings.Helm{KubeVersion: "1.33.0"}})); !slices.Contains(got, "ConfigMap kube-33") {
 		t.Errorf("objects %q, want ConfigMap kube-33 (the render's kube version)", got)
 	}
 

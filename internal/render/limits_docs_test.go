@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // Options.Limits bound every kind of source, and the documents of all the
@@ -34,7 +35,7 @@ func TestMaxDocumentsReachesEverySource(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			opt := Options{Dir: dir, ReleaseName: "r", Limits: manifest.Limits{MaxDocuments: 3}}
+			opt := Options{Dir: dir, Limits: manifest.Limits{MaxDocuments: 3}, Helm: settings.Helm{ReleaseName: "r"}}
 			if objs := render(t, opt); len(objs) != 3 {
 				t.Fatalf("%d objects", len(objs))
 			}

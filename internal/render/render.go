@@ -18,6 +18,7 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/internal/guard"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // Options configures one render.
@@ -25,21 +26,10 @@ type Options struct {
 	Dir      string // app source directory
 	RepoRoot string // repository root; nothing outside it is read. Empty means Dir.
 
-	// Directory sources: globs over paths relative to Dir, with Argo CD's
-	// directory.include/exclude syntax ("*" also matches "/", "{a,b}" braces).
-	Include, Exclude string
-
-	// Helm.
-	ValuesFiles []string // relative to Dir, must stay inside RepoRoot
-	Values      string   // inline values YAML, applied after ValuesFiles
-	Set         []string // "k=v" like helm --set
-	SetString   []string // "k=v" like helm --set-string
-	SetJSON     []string // "k=<json>" or a JSON object, like helm --set-json
-	SetFile     []string // "k=path" like helm --set-file; paths as ValuesFiles
-	ReleaseName string   // required for Helm sources
-	Namespace   string   // .Release.Namespace; "default" when empty, like helm
-	KubeVersion string   // "1.30", "1.34.0" or "v1.34.0"; .Capabilities.KubeVersion
-	APIVersions []string // extra .Capabilities.APIVersions: "group/version" or "group/version/Kind"
+	// Helm charts: values, release, capabilities, as helm spells them.
+	settings.Helm
+	// Directory sources: which files are read.
+	settings.Directory
 
 	// MaxBytes bounds what one render reads from the repository
 	// (DefaultMaxBytes when 0).

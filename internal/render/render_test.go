@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // testRepo is the repository root of the test sources.
@@ -149,16 +150,16 @@ func TestDirectoryIncludeExclude(t *testing.T) {
 		{"sub/**", "*.yml", []string{"ConfigMap from-json"}},
 		{"*.json", "", []string{"ConfigMap from-json"}},
 	} {
-		got := ids(render(t, Options{Dir: dir, RepoRoot: root, Include: tc.include, Exclude: tc.exclude}))
+		got := ids(render(t, Options{Dir: dir, RepoRoot: root, Directory: settings.Directory{Include: tc.include, Exclude: tc.exclude}}))
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("include %q exclude %q:\n got %v\nwant %v", tc.include, tc.exclude, got, tc.want)
 		}
 	}
-	err := renderErr(t, Options{Dir: dir, RepoRoot: root, Include: "*.toml"}, "no manifest files", `include "*.toml"`)
+	err := renderErr(t, Options{Dir: dir, RepoRoot: root, Directory: settings.Directory{Include: "*.toml"}}, "no manifest files", `include "*.toml"`)
 	if !errors.Is(err, ErrNoSources) {
 		t.Errorf("error is not ErrNoSources: %v", err)
 	}
-	renderErr(t, Options{Dir: dir, RepoRoot: root, Include: "[a"}, "include pattern", "not a valid glob")
+	renderErr(t, Options{Dir: dir, RepoRoot: root, Directory: settings.Directory{Include: "[a"}}, "include pattern", "not a valid glob")
 }
 
 func TestDirectoryEmpty(t *testing.T) {
@@ -216,7 +217,7 @@ func TestContextCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, dir := range []string{"plain", "charts/app", "kustomize/overlays/prod"} {
-		_, err := Render(ctx, Options{Dir: filepath.Join(root, dir), RepoRoot: root, ReleaseName: "x"})
+		_, err := Render(ctx, Options{Dir: filepath.Join(root, dir), RepoRoot: root, Helm: settings.Helm{ReleaseName: "x"}})
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: err = %v, want context.Canceled", dir, err)
 		}
@@ -240,12 +241,11 @@ func TestExamples(t *testing.T) {
 		t.Fatalf("plain ExternalSecret has %d data items, want 3", len(data))
 	}
 
-	helm := render(t, Options{Dir: filepath.Join(ex, "helm"), RepoRoot: repo, ReleaseName: "datadog-secrets", Namespace: "datadog"})
+	helm := render(t, Options{Dir: filepath.Join(ex, "helm"), RepoRoot: repo, Helm: settings.Helm{ReleaseName: "datadog-secrets", Namespace: "datadog"}})
 	if got := find(t, helm, "ExternalSecret", "datadog-api-key").Data; !reflect.DeepEqual(got, want) {
 		t.Errorf("helm example differs from plain:\n got %v\nwant %v", got, want)
 	}
-	prod := render(t, Options{Dir: filepath.Join(ex, "helm"), RepoRoot: repo, ReleaseName: "datadog-secrets", Namespace: "datadog",
-		ValuesFiles: []string{"values-prod.yaml"}})
+	prod := render(t, Options{Dir: filepath.Join(ex, "helm"), RepoRoot: repo, Helm: settings.Helm{ReleaseName: "datadog-secrets", Namespace: "datadog", ValuesFiles: []string{"values-prod.yaml"}}})
 	spec := find(t, prod, "ExternalSecret", "datadog-api-key").Data["spec"].(map[string]any)
 	if spec["refreshInterval"] != "15m" || spec["secretStoreRef"].(map[string]any)["name"] != "gcp-secret-store-prod" {
 		t.Errorf("values-prod.yaml not applied: %v", spec)

@@ -3,70 +3,49 @@ package render
 import (
 	"fmt"
 	"strings"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
-// Unused lists the settings of opt that a source of this kind ignores, by
-// their parameter names: values-files, values, set, set-string,
-// release-name and namespace apply to Helm charts only (Argo CD puts the
+// Unused lists the settings of opt that a source of this kind ignores:
+// the Helm settings apply to Helm charts only (Argo CD puts the
 // destination namespace on a plain or Kustomize app's objects itself),
 // include and exclude to directory sources only. releaseNameSet and
 // namespaceSet say whether the release name and namespace were chosen by
 // the user rather than defaulted. A setting that does nothing is a mistake
 // the user should hear about: they believe the values apply.
-func Unused(kind Kind, opt Options, releaseNameSet, namespaceSet bool) []string {
-	var out []string
-	if kind != KindHelm {
-		if len(opt.ValuesFiles) > 0 {
-			out = append(out, "values-files")
-		}
-		if opt.Values != "" {
-			out = append(out, "values")
-		}
-		if len(opt.Set) > 0 {
-			out = append(out, "set")
-		}
-		if len(opt.SetString) > 0 {
-			out = append(out, "set-string")
-		}
-		if len(opt.SetJSON) > 0 {
-			out = append(out, "set-json")
-		}
-		if len(opt.SetFile) > 0 {
-			out = append(out, "set-file")
-		}
-		if releaseNameSet {
-			out = append(out, "release-name")
-		}
-		if namespaceSet {
-			out = append(out, "namespace")
+func Unused(kind Kind, opt Options, releaseNameSet, namespaceSet bool) []*settings.Setting {
+	var out []*settings.Setting
+	add := func(set bool, s *settings.Setting) {
+		if set {
+			out = append(out, s)
 		}
 	}
+	if kind != KindHelm {
+		h := opt.Helm
+		add(len(h.ValuesFiles) > 0, settings.ValuesFiles)
+		add(h.Values != "", settings.Values)
+		add(len(h.Set) > 0, settings.Set)
+		add(len(h.SetString) > 0, settings.SetString)
+		add(len(h.SetJSON) > 0, settings.SetJSON)
+		add(len(h.SetFile) > 0, settings.SetFile)
+		add(releaseNameSet, settings.ReleaseName)
+		add(namespaceSet, settings.Namespace)
+		add(h.SkipSchemaValidation, settings.SkipSchemaValidation)
+	}
 	if kind != KindDirectory {
-		if opt.Include != "" {
-			out = append(out, "include")
-		}
-		if opt.Exclude != "" {
-			out = append(out, "exclude")
-		}
+		add(opt.Include != "", settings.Include)
+		add(opt.Exclude != "", settings.Exclude)
 	}
 	return out
 }
 
-// Applies says what kind of source a setting named by Unused is for.
-func Applies(setting string) string {
-	switch setting {
-	case "include", "exclude":
-		return "directory sources of plain manifests"
-	}
-	return "Helm charts"
-}
-
 // UnusedMessage says that the settings unused (named by Unused, spelled
 // by name) would do nothing for the kind source dir.
-func UnusedMessage(kind Kind, dir string, unused []string, name func(string) string) string {
+func UnusedMessage(kind Kind, dir string, unused []*settings.Setting, name func(*settings.Setting) string) string {
 	parts := make([]string, 0, len(unused))
 	for _, u := range unused {
-		parts = append(parts, fmt.Sprintf("%s applies to %s only", name(u), Applies(u)))
+		parts = append(parts, fmt.Sprintf("%s applies to %s only", name(u), u.Applies()))
 	}
 	return fmt.Sprintf("%s is a %s source, so these settings would do nothing: %s", dir, kind.Title(), strings.Join(parts, "; "))
 }
@@ -87,13 +66,13 @@ func (k Kind) Title() string {
 // command was called, which callers report naming the setting as the user
 // gave it (a flag, or generate's parameter).
 type SettingError struct {
-	Key   string // parameter name: set, set-string, set-json, set-file, values
-	Value string // the value as given; "" for inline values
-	Err   error
-	Want  string // what a good value looks like, if the error does not say
+	Setting *settings.Setting
+	Value   string // the value as given; "" for inline values
+	Err     error
+	Want    string // what a good value looks like, if the error does not say
 }
 
-func (e *SettingError) Error() string { return e.Named(e.Key) }
+func (e *SettingError) Error() string { return e.Named(e.Setting.Name) }
 func (e *SettingError) Unwrap() error { return e.Err }
 
 // Named is the message with the setting called name.

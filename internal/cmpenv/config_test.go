@@ -1,4 +1,4 @@
-package plugin
+package cmpenv
 
 import (
 	"os"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 func TestPrecedence(t *testing.T) {
@@ -26,14 +28,14 @@ func TestPrecedence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &Config{Operators: []string{"external-secrets@2.5.0"}, ValuesFiles: []string{"v.yaml"}, Set: []string{"a=1", "b=2"},
-		ReleaseName: "dd", Namespace: "datadog", KubeVersion: "1.30", APIVersions: []string{"v1", "apps/v1/Deployment"},
+	want := &Config{Operators: []string{"external-secrets@2.5.0"}, Helm: settings.Helm{ValuesFiles: []string{"v.yaml"}, Set: []string{"a=1", "b=2"},
+		ReleaseName: "dd", Namespace: "datadog", KubeVersion: "1.30", APIVersions: []string{"v1", "apps/v1/Deployment"}},
 		Timeout: 10 * time.Second, AppDir: mustReal(t, app), RepoRoot: mustReal(t, root),
-		From: map[string]string{
-			"operators":    "plugin env CMP_DEFAULTS_OPERATORS (the Application's spec.source.plugin.env)",
-			"timeout":      "env CMP_DEFAULTS_TIMEOUT (the cmp-defaults sidecar container)",
-			"set":          "parameter set",
-			"values-files": "parameter values-files",
+		From: map[*settings.Setting]string{
+			settings.Operators:   "plugin env CMP_DEFAULTS_OPERATORS (the Application's spec.source.plugin.env)",
+			settings.Timeout:     "env CMP_DEFAULTS_TIMEOUT (the cmp-defaults sidecar container)",
+			settings.Set:         "parameter set",
+			settings.ValuesFiles: "parameter values-files",
 		}}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("got  %+v\nwant %+v", c, want)

@@ -1,4 +1,4 @@
-package pipeline
+package action
 
 import (
 	"fmt"
@@ -8,23 +8,39 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
+	"github.com/cmp-defaults/cmp-defaults/internal/warn"
 )
 
-// Unserved warns once per apiVersion and kind that a selected release
+// unserved warns once per apiVersion and kind that a selected release
 // does not serve while other checked releases of the operator do: the API
-// server rejects such objects.
+// server rejects such objects. It is the one place that decides about
+// them: a warning, or with strict mode the run's error.
 //
 // Hints, once per API group, name the operators that cover an object's
 // group when none of them is selected: the user probably forgot one. They
 // are advice, never made errors by strict mode.
-type Unserved struct {
-	CMP   bool // under Argo CD: hints name the operators parameter
-	Hints []string
+type unserved struct {
+	names settings.Names // how the strict setting is named
+	cmp   bool           // under Argo CD: hints name the operators parameter
+	hints []string
 	seen  map[string]bool
 }
 
-// Check returns the warnings about objs not yet given, and adds to Hints.
-func (u *Unserved) Check(st *operators.Store, res []*operators.Resolution, objs []manifest.Object) []string {
+// check warns about objs not yet seen, or with strict fails on the first.
+func (u *unserved) check(st *operators.Store, res []*operators.Resolution, objs []manifest.Object, strict bool, to *warn.List) error {
+	ws := u.warnings(st, res, objs)
+	if strict && len(ws) > 0 {
+		return strictError(u.names, ws[0])
+	}
+	to.Add(warn.General, ws...)
+	to.Add(warn.General, u.hints...)
+	u.hints = nil
+	return nil
+}
+
+// warnings are the warnings about objs not yet given; hints are added.
+func (u *unserved) warnings(st *operators.Store, res []*operators.Resolution, objs []manifest.Object) []string {
 	if u.seen == nil {
 		u.seen = map[string]bool{}
 	}
@@ -48,7 +64,7 @@ func (u *Unserved) Check(st *operators.Store, res []*operators.Resolution, objs 
 
 // hint adds a hint when no selected release covers the group of apiVersion
 // and another operator of st does.
-func (u *Unserved) hint(st *operators.Store, res []*operators.Resolution, ob manifest.Object, apiVersion string) {
+func (u *unserved) hint(st *operators.Store, res []*operators.Resolution, ob manifest.Object, apiVersion string) {
 	group, _, ok := strings.Cut(apiVersion, "/")
 	if !ok || st == nil || u.seen["group "+group] {
 		return
@@ -68,22 +84,22 @@ func (u *Unserved) hint(st *operators.Store, res []*operators.Resolution, ob man
 		adds[i] = n + "@VERSION"
 	}
 	add := "add --operator " + strings.Join(adds, " or --operator ")
-	if u.CMP {
+	if u.cmp {
 		add = "select its release in the parameter operators (" + strings.Join(names, ": VERSION or ") + ": VERSION)"
 	}
 	who := "the operator " + names[0] + ", which is not selected"
 	if len(names) > 1 {
 		who = "the operators " + strings.Join(names, " and ") + ", none of them selected"
 	}
-	u.Hints = append(u.Hints, fmt.Sprintf("%s: %s is covered by %s, so its defaults are not filled; %s", ob.Where(), group, who, add))
+	u.hints = append(u.hints, fmt.Sprintf("%s: %s is covered by %s, so its defaults are not filled; %s", ob.Where(), group, who, add))
 }
 
-// UnservedKinds compares the selected profiles with the API versions the
+// unservedKinds compares the selected profiles with the API versions the
 // cluster serves (KUBE_API_VERSIONS): a cluster that serves none of a
 // release's kinds probably lacks the operator; one that lacks some of them
 // may run another release. One short line per release: the group/versions
 // it lacks, with how many kinds each, not every kind.
-func UnservedKinds(res []*operators.Resolution, apiVersions []string) []string {
+func unservedKinds(res []*operators.Resolution, apiVersions []string) []string {
 	if len(apiVersions) == 0 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package main
+package warn
 
 import (
 	"bufio"
@@ -8,31 +8,24 @@ import (
 	"io"
 	"os"
 	"time"
-
-	"github.com/cmp-defaults/cmp-defaults/internal/warn"
 )
 
-// captureStderr points os.Stderr at a pipe whose lines become logged
-// warnings (kustomize writes its notes on deprecated fields there itself,
-// one per field of every kustomization, and kyaml its errors), and
-// returns the real stderr for the command's own messages, and sync, which
-// waits until every line written so far is among the warnings. The Go
-// runtime writes a crash to descriptor 2, not through os.Stderr, so a
-// crash still reaches the supervisor. It is called once, as the worker
-// starts; when no pipe can be made, os.Stderr stays as it is.
-func captureStderr() (stderr *os.File, sync func()) {
-	stderr, sync = os.Stderr, func() {}
+// Pipe is a pipe whose lines become logged warnings in to, at most 4 KiB
+// of each (kustomize writes its notes on deprecated fields to os.Stderr
+// itself, one per field of every kustomization, and kyaml its errors):
+// the worker points os.Stderr at w as it starts. sync waits until every
+// line written so far is among the warnings.
+func Pipe(to *List) (w *os.File, sync func(), err error) {
 	r, w, err := os.Pipe()
 	if err != nil {
-		return stderr, sync
+		return nil, nil, err
 	}
 	token := make([]byte, 16)
 	rand.Read(token)
 	mark := []byte("sync " + hex.EncodeToString(token) + "\n")
 	synced := make(chan struct{}, 1)
-	go readLogged(r, &logged, mark, synced)
-	os.Stderr = w
-	return stderr, func() {
+	go readLogged(r, to, mark, synced)
+	return w, func() {
 		if _, err := w.Write(mark); err != nil {
 			return
 		}
@@ -40,12 +33,12 @@ func captureStderr() (stderr *os.File, sync func()) {
 		case <-synced:
 		case <-time.After(2 * time.Second):
 		}
-	}
+	}, nil
 }
 
 // readLogged hands every line of r to to, at most 4 KiB of each, until
 // it ends; a line equal to mark is not logged but signalled.
-func readLogged(r io.Reader, to *warn.List, mark []byte, synced chan<- struct{}) {
+func readLogged(r io.Reader, to *List, mark []byte, synced chan<- struct{}) {
 	br := bufio.NewReaderSize(r, 4<<10)
 	for {
 		line, err := br.ReadSlice('\n')

@@ -1,7 +1,6 @@
-package plugin
+package cmpenv
 
 import (
-	"strings"
 	"time"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
@@ -33,18 +32,4 @@ func SidecarFromEnv(environ []string) (Sidecar, error) {
 		s.Limits.MaxDocuments = st.MaxDocuments
 	}
 	return s, err
-}
-
-// SplitList splits comma-separated lists, each value trimmed, empty ones
-// dropped: the one way every list setting and flag is split.
-func SplitList(values ...string) []string {
-	var out []string
-	for _, v := range values {
-		for _, f := range strings.Split(v, ",") {
-			if f = strings.TrimSpace(f); f != "" {
-				out = append(out, f)
-			}
-		}
-	}
-	return out
 }

@@ -1,4 +1,4 @@
-package pipeline
+package action
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // shipped is the store of the shipped profiles alone.
 func shipped(t *testing.T) *operators.Store {
 	t.Helper()
-	st, err := LoadStore(nil)
+	st, err := loadStore(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +20,7 @@ func shipped(t *testing.T) *operators.Store {
 }
 
 func TestLoadSelection(t *testing.T) {
-	l, err := LoadSelection(context.Background(), shipped(t), operators.Selection{Refs: []string{"external-secrets@2.5.0", "external-secrets@v2.5.0"}})
+	l, err := loadSelection(context.Background(), shipped(t), operators.Selection{Refs: []string{"external-secrets@2.5.0", "external-secrets@v2.5.0"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,13 +29,13 @@ func TestLoadSelection(t *testing.T) {
 	}
 
 	for _, refs := range [][]string{{"external-secrets@2.5.0", "external-secrets@2.4.0"}, {"external-secrets"}} {
-		_, err := LoadSelection(context.Background(), shipped(t), operators.Selection{Refs: refs})
+		_, err := loadSelection(context.Background(), shipped(t), operators.Selection{Refs: refs})
 		var re *operators.RefError
 		if !errors.As(err, &re) {
 			t.Errorf("%v: want a *RefError, got %v", refs, err)
 		}
 	}
-	_, err = LoadSelection(context.Background(), shipped(t), operators.Selection{Refs: []string{"no-such-operator@1.0.0"}})
+	_, err = loadSelection(context.Background(), shipped(t), operators.Selection{Refs: []string{"no-such-operator@1.0.0"}})
 	var re *operators.ResolveError
 	if !errors.As(err, &re) || !re.Unknown {
 		t.Errorf("unknown operator: want an unknown *ResolveError, got %v", err)
@@ -43,14 +43,14 @@ func TestLoadSelection(t *testing.T) {
 }
 
 func TestUnservedKinds(t *testing.T) {
-	l, err := LoadSelection(context.Background(), shipped(t), operators.Selection{Refs: []string{"external-secrets@2.5.0"}})
+	l, err := loadSelection(context.Background(), shipped(t), operators.Selection{Refs: []string{"external-secrets@2.5.0"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := UnservedKinds(l.Releases, nil); w != nil {
+	if w := unservedKinds(l.Releases, nil); w != nil {
 		t.Errorf("without KUBE_API_VERSIONS nothing is compared: %v", w)
 	}
-	w := UnservedKinds(l.Releases, []string{"v1"})
+	w := unservedKinds(l.Releases, []string{"v1"})
 	if len(w) != 1 || !strings.Contains(w[0], "serves none of the kinds of external-secrets@2.5.0") {
 		t.Errorf("a cluster serving only v1: %v", w)
 	}
@@ -58,16 +58,16 @@ func TestUnservedKinds(t *testing.T) {
 	for _, rs := range l.Releases[0].Profile.Resources {
 		all = append(all, rs.APIVersion()+"/"+rs.Kind)
 	}
-	if w := UnservedKinds(l.Releases, all); len(w) != 0 {
+	if w := unservedKinds(l.Releases, all); len(w) != 0 {
 		t.Errorf("a cluster serving every kind: %v", w)
 	}
-	w = UnservedKinds(l.Releases, all[1:])
+	w = unservedKinds(l.Releases, all[1:])
 	if len(w) != 1 || !strings.Contains(w[0], "does not serve 1 of the") {
 		t.Errorf("a cluster serving all but one apiVersion: %v", w)
 	}
 	// One group/version listed: one short line by group/version,
 	// not every kind.
-	w = UnservedKinds(l.Releases, []string{"external-secrets.io/v1"})
+	w = unservedKinds(l.Releases, []string{"external-secrets.io/v1"})
 	if len(w) != 1 || len(w[0]) > 300 || strings.Contains(w[0], "PushSecret") || !strings.Contains(w[0], "generators.external-secrets.io/v1alpha1 (") {
 		t.Errorf("a cluster serving one group/version: %v", w)
 	}

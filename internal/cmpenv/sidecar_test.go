@@ -1,4 +1,4 @@
-package plugin
+package cmpenv
 
 import (
 	"reflect"
@@ -23,12 +23,5 @@ func TestSidecarFromEnv(t *testing.T) {
 		if _, err := SidecarFromEnv([]string{bad}); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: error %v, want one naming %s", bad, err, name)
 		}
-	}
-}
-
-func TestSplitList(t *testing.T) {
-	got := SplitList(" a, b,,", "c", "")
-	if !reflect.DeepEqual(got, []string{"a", "b", "c"}) {
-		t.Errorf("SplitList = %q", got)
 	}
 }

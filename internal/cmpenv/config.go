@@ -1,11 +1,11 @@
-// Package plugin reads the configuration of one `generate` run exactly as
+// Package cmpenv reads the configuration of one `generate` run exactly as
 // Argo CD's CMP server hands it over: the application parameters
 // (ARGOCD_APP_PARAMETERS), the plugin env of the Application
 // (ARGOCD_ENV_CMP_DEFAULTS_*), the sidecar's own env (CMP_DEFAULTS_*) and
 // the build environment (ARGOCD_APP_NAME, KUBE_VERSION, ...).
 //
 // Precedence, strongest first: parameters, Application plugin env, sidecar env.
-package plugin
+package cmpenv
 
 import (
 	"encoding/json"
@@ -18,33 +18,30 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
 // Config is everything generate needs.
 type Config struct {
-	Operators   []string // NAME@VERSION
-	ValuesFiles []string
-	Values      string
-	Set         []string // k=v, sorted by key
-	ReleaseName string
-	Namespace   string
-	AllowEmpty  bool
-	Strict      bool
-	Include     string
-	Exclude     string
-	KubeVersion string
-	APIVersions []string
-	Timeout     time.Duration
+	Operators []string // NAME@VERSION, split once
+	settings.Helm
+	settings.Directory
+	AllowEmpty bool
+	Strict     bool
+	Timeout    time.Duration
 
 	AppDir   string // the working directory: the application's path
 	RepoRoot string // the unpacked repository's root
 	Warnings []string
 
 	// From names where each setting that was set came from, for messages:
-	// "parameter operators" or "plugin env CMP_DEFAULTS_OPERATORS".
-	// Keys are parameter names, plus strict, include, exclude and timeout.
-	From map[string]string
+	// "parameter operators" or "plugin env CMP_DEFAULTS_OPERATORS (...)".
+	From map[*settings.Setting]string
 }
+
+// Names names the settings of c in messages: where each was set.
+func (c *Config) Names() settings.Names { return settings.Names{CMP: true, From: c.From} }
 
 // Parameter is one entry of ARGOCD_APP_PARAMETERS.
 type Parameter struct {
@@ -52,13 +49,6 @@ type Parameter struct {
 	String *string           `json:"string,omitempty"`
 	Array  []string          `json:"array,omitempty"`
 	Map    map[string]string `json:"map,omitempty"`
-}
-
-// Known plugin env names (after ARGOCD_ENV_ or on the sidecar).
-var envNames = []string{
-	"CMP_DEFAULTS_OPERATORS", "CMP_DEFAULTS_VALUES_FILES", "CMP_DEFAULTS_VALUES", "CMP_DEFAULTS_RELEASE_NAME",
-	"CMP_DEFAULTS_NAMESPACE", "CMP_DEFAULTS_ALLOW_EMPTY", "CMP_DEFAULTS_STRICT", "CMP_DEFAULTS_INCLUDE",
-	"CMP_DEFAULTS_EXCLUDE", "CMP_DEFAULTS_TIMEOUT",
 }
 
 // FromEnv builds the configuration from an environment (os.Environ form)
@@ -72,93 +62,22 @@ func FromEnv(environ []string, wd string, side Sidecar) (*Config, error) {
 			env[k] = v
 		}
 	}
-	c := &Config{Timeout: side.Timeout, From: map[string]string{}}
-
-	// Unknown names are mistakes: say so rather than ignore a typo.
-	known := map[string]bool{}
-	for _, n := range envNames {
-		known[n] = true
+	c := &Config{Timeout: side.Timeout, From: map[*settings.Setting]string{}}
+	c.ReleaseName, c.Namespace = env["ARGOCD_APP_NAME"], env["ARGOCD_APP_NAMESPACE"]
+	c.KubeVersion, c.APIVersions = env["KUBE_VERSION"], settings.SplitList(env["KUBE_API_VERSIONS"])
+	if err := c.applyEnv(env); err != nil {
+		return nil, err
 	}
-	for k := range env {
-		if n, ok := strings.CutPrefix(k, "ARGOCD_ENV_"); ok && strings.HasPrefix(n, "CMP_DEFAULTS_") && !known[n] && env[k] != "" {
-			return nil, fmt.Errorf("unknown plugin env %s; known: %s", n, strings.Join(envNames, ", "))
-		}
-	}
-	// lookup finds a plugin env value: the Application's, else the sidecar's.
-	lookup := func(name string) (string, bool) {
-		if v, ok := env["ARGOCD_ENV_"+name]; ok && v != "" {
-			return v, true
-		}
-		v, ok := env[name]
-		return v, ok && v != ""
-	}
-	for key, name := range map[string]string{"operators": "CMP_DEFAULTS_OPERATORS", "values-files": "CMP_DEFAULTS_VALUES_FILES",
-		"values": "CMP_DEFAULTS_VALUES", "release-name": "CMP_DEFAULTS_RELEASE_NAME", "namespace": "CMP_DEFAULTS_NAMESPACE", "strict": "CMP_DEFAULTS_STRICT",
-		"include": "CMP_DEFAULTS_INCLUDE", "exclude": "CMP_DEFAULTS_EXCLUDE", "timeout": "CMP_DEFAULTS_TIMEOUT"} {
-		if v := env["ARGOCD_ENV_"+name]; v != "" {
-			c.From[key] = "plugin env " + name + " (the Application's spec.source.plugin.env)"
-		} else if env[name] != "" {
-			c.From[key] = "env " + name + " (the cmp-defaults sidecar container)"
-		}
-	}
-	if v, ok := lookup("CMP_DEFAULTS_OPERATORS"); ok {
-		c.Operators = SplitList(v)
-	}
-	if v, ok := lookup("CMP_DEFAULTS_VALUES_FILES"); ok {
-		c.ValuesFiles = SplitList(v)
-	}
-	if v, ok := lookup("CMP_DEFAULTS_VALUES"); ok {
-		c.Values = v
-	}
-	c.ReleaseName = env["ARGOCD_APP_NAME"]
-	if v, ok := lookup("CMP_DEFAULTS_RELEASE_NAME"); ok {
-		c.ReleaseName = v
-	}
-	c.Namespace = env["ARGOCD_APP_NAMESPACE"]
-	if v, ok := lookup("CMP_DEFAULTS_NAMESPACE"); ok {
-		c.Namespace = v
-	}
-	for name, dst := range map[string]*bool{"CMP_DEFAULTS_ALLOW_EMPTY": &c.AllowEmpty, "CMP_DEFAULTS_STRICT": &c.Strict} {
-		if v, ok := lookup(name); ok {
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return nil, fmt.Errorf("plugin env %s=%q: want true or false", name, v)
-			}
-			*dst = b
-		}
-	}
-	if v, ok := lookup("CMP_DEFAULTS_INCLUDE"); ok {
-		c.Include = v
-	}
-	if v, ok := lookup("CMP_DEFAULTS_EXCLUDE"); ok {
-		c.Exclude = v
-	}
-	// The sidecar's timeout (the admin's) is the default and the most an
-	// Application (a tenant) may ask for.
-	if v := env["ARGOCD_ENV_CMP_DEFAULTS_TIMEOUT"]; v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("plugin env CMP_DEFAULTS_TIMEOUT=%q: want a duration such as 30s", v)
-		}
-		if d > c.Timeout {
-			return nil, fmt.Errorf("plugin env CMP_DEFAULTS_TIMEOUT=%q is more than the %s the sidecar allows; ask for at most %s, or have the Argo CD admin raise CMP_DEFAULTS_TIMEOUT on the cmp-defaults sidecar container", v, c.Timeout, c.Timeout)
-		}
-		c.Timeout = d
-	}
-	c.KubeVersion = env["KUBE_VERSION"]
-	c.APIVersions = SplitList(env["KUBE_API_VERSIONS"])
-
 	if raw := strings.TrimSpace(env["ARGOCD_APP_PARAMETERS"]); raw != "" {
 		if err := c.applyParameters(raw); err != nil {
 			return nil, err
 		}
 	}
-
 	if c.Namespace != "" {
 		// It reaches templates as .Release.Namespace: a line break in it
 		// could add keys to (and change the kind of) rendered objects.
 		if errs := validation.IsDNS1123Label(c.Namespace); len(errs) > 0 {
-			from, hint := c.From["namespace"], ""
+			from, hint := c.From[settings.Namespace], ""
 			if from == "" {
 				from, hint = "ARGOCD_APP_NAMESPACE (the Application's destination namespace)", "; set the parameter namespace"
 			}
@@ -176,6 +95,94 @@ func FromEnv(environ []string, wd string, side Sidecar) (*Config, error) {
 	return c, nil
 }
 
+// applyEnv sets what the plugin env gives: the Application's
+// (ARGOCD_ENV_<name>), else the sidecar's (<name>).
+func (c *Config) applyEnv(env map[string]string) error {
+	// Unknown names are mistakes: say so rather than ignore a typo.
+	var known []string
+	for _, s := range settings.All {
+		if s.Env != "" {
+			known = append(known, s.Env)
+		}
+	}
+	for k := range env {
+		if n, ok := strings.CutPrefix(k, "ARGOCD_ENV_"); ok && strings.HasPrefix(n, "CMP_DEFAULTS_") && !contains(known, n) && env[k] != "" {
+			return fmt.Errorf("unknown plugin env %s; known: %s", n, strings.Join(known, ", "))
+		}
+	}
+	for _, s := range settings.All {
+		if s.Env == "" {
+			continue
+		}
+		v, app := env["ARGOCD_ENV_"+s.Env], true
+		switch {
+		case v != "":
+			c.From[s] = "plugin env " + s.Env + " (the Application's spec.source.plugin.env)"
+		case env[s.Env] != "":
+			v, app = env[s.Env], false
+			c.From[s] = "env " + s.Env + " (the cmp-defaults sidecar container)"
+		default:
+			continue
+		}
+		if err := c.setEnv(s, v, app); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setEnv sets s to v, a plugin env value; app: the Application's.
+func (c *Config) setEnv(s *settings.Setting, v string, app bool) error {
+	switch s {
+	case settings.Operators:
+		c.Operators = settings.SplitList(v)
+	case settings.ValuesFiles:
+		c.ValuesFiles = settings.SplitList(v)
+	case settings.Values:
+		c.Values = v
+	case settings.ReleaseName:
+		c.ReleaseName = v
+	case settings.Namespace:
+		c.Namespace = v
+	case settings.Include:
+		c.Include = v
+	case settings.Exclude:
+		c.Exclude = v
+	case settings.AllowEmpty, settings.Strict, settings.SkipSchemaValidation:
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("plugin env %s=%q: want true or false", s.Env, v)
+		}
+		*c.flag(s) = b
+	case settings.Timeout:
+		// The sidecar's timeout (the admin's) is the default and the most
+		// an Application (a tenant) may ask for; main read the sidecar's.
+		if !app {
+			return nil
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("plugin env CMP_DEFAULTS_TIMEOUT=%q: want a duration such as 30s", v)
+		}
+		if d > c.Timeout {
+			return fmt.Errorf("plugin env CMP_DEFAULTS_TIMEOUT=%q is more than the %s the sidecar allows; ask for at most %s, or have the Argo CD admin raise CMP_DEFAULTS_TIMEOUT on the cmp-defaults sidecar container", v, c.Timeout, c.Timeout)
+		}
+		c.Timeout = d
+	}
+	return nil
+}
+
+// flag is the boolean setting s of c.
+func (c *Config) flag(s *settings.Setting) *bool {
+	switch s {
+	case settings.AllowEmpty:
+		return &c.AllowEmpty
+	case settings.Strict:
+		return &c.Strict
+	}
+	return &c.SkipSchemaValidation
+}
+
 func (c *Config) applyParameters(raw string) error {
 	var params []Parameter
 	dec := json.NewDecoder(strings.NewReader(raw))
@@ -185,67 +192,30 @@ func (c *Config) applyParameters(raw string) error {
 	}
 	for _, p := range params {
 		spec, ok := parameter(p.Name)
-		want := spec.Collection
 		if !ok {
 			return fmt.Errorf("unknown parameter %q; known parameters: %s", p.Name, strings.Join(KnownParameters(), ", "))
 		}
-		got := p.kind()
-		if got != want {
-			return fmt.Errorf("parameter %q must be %s, got %s", p.Name, article(want), article(got))
+		if got := p.kind(); got != spec.Collection {
+			return fmt.Errorf("parameter %q must be %s, got %s", p.Name, article(spec.Collection), article(got))
 		}
-		switch p.Name {
-		case "operators":
-			var ops []string
-			for _, name := range sortedKeys(p.Map) {
-				v := strings.TrimSpace(p.Map[name])
-				if v == "" {
-					continue // an operator left empty in the UI is not selected
-				}
-				ops = append(ops, strings.TrimSpace(name)+"@"+v)
-			}
-			// A map whose values are all empty (the UI's suggestions left
-			// blank) sets nothing: the plugin env still applies.
-			if len(ops) > 0 {
-				c.Operators = ops
-				c.From["operators"] = "parameter operators"
-			}
-		case "values-files":
-			c.ValuesFiles = p.Array
-			if len(p.Array) > 0 {
-				c.From[p.Name] = "parameter " + p.Name
-			}
-		case "values":
-			c.Values = *p.String
-			if strings.TrimSpace(c.Values) != "" {
-				c.From[p.Name] = "parameter " + p.Name
-			}
-		case "set":
-			c.Set = nil
-			for _, k := range sortedKeys(p.Map) {
-				c.Set = append(c.Set, k+"="+p.Map[k])
-			}
-			if len(c.Set) > 0 {
-				c.From[p.Name] = "parameter " + p.Name
-			}
-		case "release-name":
-			if s := strings.TrimSpace(*p.String); s != "" {
-				c.ReleaseName = s
-				c.From[p.Name] = "parameter " + p.Name
-			}
-		case "namespace":
-			if s := strings.TrimSpace(*p.String); s != "" {
-				c.Namespace = s
-				c.From[p.Name] = "parameter " + p.Name
-			}
-		case "allow-empty":
-			b, err := strconv.ParseBool(strings.TrimSpace(*p.String))
-			if err != nil {
-				return fmt.Errorf("parameter allow-empty=%q: want true or false", *p.String)
-			}
-			c.AllowEmpty = b
+		set, err := spec.apply(c, p)
+		if err != nil {
+			return err
+		}
+		if set {
+			c.From[spec.Setting] = "parameter " + p.Name
 		}
 	}
 	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 func (p Parameter) kind() string {

@@ -1,0 +1,37 @@
+package action
+
+import (
+	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/warn"
+)
+
+// filler fills objects with a compiled selection of releases: the one fill
+// step of the commands that print filled objects (render, generate, fill,
+// audit of a plugin Application).
+type filler struct {
+	e        *defaults.Engine
+	store    *operators.Store
+	releases []*operators.Resolution
+	strict   bool
+	unserved unserved
+	warnings *warn.List
+}
+
+// fill fills the absent fields of ob (rec, when set, hears of each) and
+// warns of the values it found written that admission rewrites.
+func (f *filler) fill(ob manifest.Object, rec func(defaults.Filled)) error {
+	if err := f.e.FillObject(ob, rec); err != nil {
+		return err
+	}
+	ws, err := f.e.RewriteWarnings(ob)
+	f.warnings.Add(warn.Rewrites, ws...)
+	return err
+}
+
+// check warns of objs of kinds the selected releases do not serve, or
+// fails on the first in strict mode.
+func (f *filler) check(objs []manifest.Object) error {
+	return f.unserved.check(f.store, f.releases, objs, f.strict, f.warnings)
+}
