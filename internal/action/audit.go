@@ -124,6 +124,7 @@ func (a *Audit) pluginSource(ctx context.Context, env *Env, src *argocd.Source, 
 		return nil, nil, err
 	}
 	o := a.Operators
+	o.Refs = o.refs()
 	if len(o.Refs) == 0 {
 		o.Refs = cfg.Operators
 		o.Strict = o.Strict || cfg.Strict

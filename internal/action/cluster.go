@@ -139,11 +139,11 @@ func (l *Learn) Run(ctx context.Context, env *Env) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	override, err := learn.OverrideOf(st, name, version, settings.SplitList(l.Refs...))
+	override, err := learn.OverrideOf(st, name, version, l.refs())
 	if err != nil {
 		return nil, UsageError{err}
 	}
-	sel := env.selection(l.Operators, l.Refs)
+	sel := env.selection(l.Operators, l.refs())
 	if override != nil {
 		sel.Refs = append(sel.Refs, override.Ref())
 		sel.DefaultsOnly = name

@@ -69,7 +69,7 @@ func (env *Env) Store(o Operators) (*operators.Store, error) {
 
 // Engine resolves o's releases and compiles their rules.
 func (env *Env) Engine(ctx context.Context, o Operators) (*defaults.Engine, []*operators.Resolution, error) {
-	return env.load(ctx, env.selection(o, o.Refs), settings.CLI)
+	return env.load(ctx, env.selection(o, o.refs()), settings.CLI)
 }
 
 // load is the one way a run resolves the operator releases it selects:
@@ -91,14 +91,18 @@ func (env *Env) load(ctx context.Context, sel operators.Selection, names setting
 	return l.Engine, l.Releases, nil
 }
 
-// selection is the releases refs name (comma lists allowed), with o's
-// profile directories, else dirs (the sidecar's), and strictness.
+// selection is the releases refs name, with o's profile directories,
+// else dirs (the sidecar's), and strictness.
 func selection(o Operators, refs []string, dirs []string) operators.Selection {
 	if len(o.ProfileDirs) > 0 {
 		dirs = o.ProfileDirs
 	}
-	return operators.Selection{Refs: settings.SplitList(refs...), Dirs: dirs, Strict: o.Strict}
+	return operators.Selection{Refs: refs, Dirs: dirs, Strict: o.Strict}
 }
+
+// refs are the releases --operator names, its comma lists split: the one
+// split of the command line's list (generate's is split by cmpenv).
+func (o Operators) refs() []string { return settings.SplitList(o.Refs...) }
 
 // selection is the releases refs name, with o's directories and strictness.
 func (env *Env) selection(o Operators, refs []string) operators.Selection {

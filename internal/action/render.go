@@ -36,7 +36,7 @@ func (r *Render) Job(side cmpenv.Sidecar) (Job, error) {
 	h := r.Helm
 	h.APIVersions = settings.SplitList(h.APIVersions...)
 	src, err := render.NewOptions(r.Dir, r.RepoRoot, side.MaxInput, side.Limits, h, r.Directory)
-	return Job{Source: src, Selection: selection(r.Operators, r.Refs, side.ProfileDirs), Names: settings.CLI, Timeout: r.timeout(),
+	return Job{Source: src, Selection: selection(r.Operators, r.refs(), side.ProfileDirs), Names: settings.CLI, Timeout: r.timeout(),
 		ReleaseNameSet: r.Helm.ReleaseName != "", NamespaceSet: r.Helm.Namespace != "", Format: r.Format}, err
 }
 
@@ -45,16 +45,26 @@ func (r *Render) Run(ctx context.Context, env *Env) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := env.confineJob(j); err != nil {
-		return nil, err
-	}
-	res, err := env.runJob(ctx, j)
+	res, err := env.printJob(ctx, j)
 	if err != nil {
 		return nil, err
 	}
 	if len(j.Selection.Refs) == 0 {
 		// Only on success: it must not precede an unrelated error.
 		env.Warn("no --operator selected; objects are rendered but not filled")
+	}
+	return res, nil
+}
+
+// printJob confines the worker to what j reads, then runs j for its
+// encoded output.
+func (env *Env) printJob(ctx context.Context, j Job) (*Result, error) {
+	if err := env.confineJob(j); err != nil {
+		return nil, err
+	}
+	res, err := env.runJob(ctx, j)
+	if err != nil {
+		return nil, err
 	}
 	return &Result{Output: res.Output}, nil
 }
@@ -72,14 +82,7 @@ func (g *Generate) Run(ctx context.Context, env *Env) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := env.confineJob(j); err != nil {
-		return nil, err
-	}
-	res, err := env.runJob(ctx, j)
-	if err != nil {
-		return nil, err
-	}
-	return &Result{Output: res.Output}, nil
+	return env.printJob(ctx, j)
 }
 
 // GenerateJob is generate's job: the configuration the CMP environment

@@ -80,7 +80,7 @@ kind: Application
 metadata: {name: a, namespace: argocd}
 spec:
   destination: {namespace: dest}
-  source: {path: apps/a, helm: {releaseName: r, valueFiles: [v.yaml], parameters: [{name: x, value: "1"}]}}
+  source: {path: apps/a, helm: {releaseName: r, valueFiles: [v.yaml], parameters: [{name: x, value: "1"}], skipSchemaValidation: true}}
   ignoreDifferences:
     - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas], jqPathExpression: [.x]}
 ---
@@ -149,7 +149,7 @@ data:
 	if len(f.Applications) != 2 || len(f.Applications[0].Sources) != 1 {
 		t.Fatalf("applications %+v", f.Applications)
 	}
-	if s := f.Applications[0].Sources[0]; s.ReleaseName != "r" || s.Path != "apps/a" || len(s.Parameters) != 1 {
+	if s := f.Applications[0].Sources[0]; s.ReleaseName != "r" || s.Path != "apps/a" || len(s.Parameters) != 1 || !s.SkipSchemaValidation {
 		t.Errorf("sources %+v", f.Applications[0].Sources)
 	}
 	if _, err := overrideKey("a_b_c"); err == nil {

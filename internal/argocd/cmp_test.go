@@ -37,6 +37,9 @@ func TestSettings(t *testing.T) {
 	if got := opts(&Source{App: "shop", ReleaseName: "r"}); got.ReleaseName != "r" {
 		t.Errorf("release name %q, want the one the Application sets", got.ReleaseName)
 	}
+	if got := opts(&Source{App: "shop", SkipSchemaValidation: true}); !got.SkipSchemaValidation {
+		t.Error("helm.skipSchemaValidation is not passed to the renderer")
+	}
 }
 
 func TestAddConfigMaps(t *testing.T) {

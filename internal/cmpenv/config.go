@@ -133,54 +133,50 @@ func (c *Config) applyEnv(env map[string]string) error {
 
 // setEnv sets s to v, a plugin env value; app: the Application's.
 func (c *Config) setEnv(s *settings.Setting, v string, app bool) error {
-	switch s {
-	case settings.Operators:
-		c.Operators = settings.SplitList(v)
-	case settings.ValuesFiles:
-		c.ValuesFiles = settings.SplitList(v)
-	case settings.Values:
-		c.Values = v
-	case settings.ReleaseName:
-		c.ReleaseName = v
-	case settings.Namespace:
-		c.Namespace = v
-	case settings.Include:
-		c.Include = v
-	case settings.Exclude:
-		c.Exclude = v
-	case settings.AllowEmpty, settings.Strict, settings.SkipSchemaValidation:
+	if s == settings.Timeout {
+		return c.setTimeout(v, app)
+	}
+	switch dst := c.field(s).(type) {
+	case *[]string:
+		*dst = settings.SplitList(v)
+	case *string:
+		*dst = v
+	case *bool:
 		b, err := strconv.ParseBool(v)
 		if err != nil {
 			return fmt.Errorf("plugin env %s=%q: want true or false", s.Env, v)
 		}
-		*c.flag(s) = b
-	case settings.Timeout:
-		// The sidecar's timeout (the admin's) is the default and the most
-		// an Application (a tenant) may ask for; main read the sidecar's.
-		if !app {
-			return nil
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return fmt.Errorf("plugin env CMP_DEFAULTS_TIMEOUT=%q: want a duration such as 30s", v)
-		}
-		if d > c.Timeout {
-			return fmt.Errorf("plugin env CMP_DEFAULTS_TIMEOUT=%q is more than the %s the sidecar allows; ask for at most %s, or have the Argo CD admin raise CMP_DEFAULTS_TIMEOUT on the cmp-defaults sidecar container", v, c.Timeout, c.Timeout)
-		}
-		c.Timeout = d
+		*dst = b
 	}
 	return nil
 }
 
-// flag is the boolean setting s of c.
-func (c *Config) flag(s *settings.Setting) *bool {
-	switch s {
-	case settings.AllowEmpty:
-		return &c.AllowEmpty
-	case settings.Strict:
-		return &c.Strict
+// field is where c keeps the value of s.
+func (c *Config) field(s *settings.Setting) any {
+	return map[*settings.Setting]any{
+		settings.Operators: &c.Operators, settings.ValuesFiles: &c.ValuesFiles, settings.Values: &c.Values,
+		settings.ReleaseName: &c.ReleaseName, settings.Namespace: &c.Namespace, settings.Include: &c.Include,
+		settings.Exclude: &c.Exclude, settings.AllowEmpty: &c.AllowEmpty, settings.Strict: &c.Strict,
+		settings.SkipSchemaValidation: &c.SkipSchemaValidation,
+	}[s]
+}
+
+// setTimeout sets the plugin env's timeout. The sidecar's (the admin's,
+// read by main) is the default and the most an Application (a tenant)
+// may ask for.
+func (c *Config) setTimeout(v string, app bool) error {
+	if !app {
+		return nil
 	}
-	return &c.SkipSchemaValidation
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return fmt.Errorf("plugin env CMP_DEFAULTS_TIMEOUT=%q: want a duration such as 30s", v)
+	}
+	if d > c.Timeout {
+		return fmt.Errorf("plugin env CMP_DEFAULTS_TIMEOUT=%q is more than the %s the sidecar allows; ask for at most %s, or have the Argo CD admin raise CMP_DEFAULTS_TIMEOUT on the cmp-defaults sidecar container", v, c.Timeout, c.Timeout)
+	}
+	c.Timeout = d
+	return nil
 }
 
 func (c *Config) applyParameters(raw string) error {

@@ -134,3 +134,24 @@ func fromEnv(environ []string, wd string) (*Config, error) {
 	}
 	return FromEnv(environ, wd, side)
 }
+
+// skip-schema-validation is a "true"/"false" parameter and plugin env, as
+// allow-empty is; only true is a choice the messages name.
+func TestSkipSchemaValidation(t *testing.T) {
+	dir := t.TempDir()
+	c, err := fromEnv([]string{`ARGOCD_APP_PARAMETERS=[{"name":"skip-schema-validation","string":"true"}]`}, dir)
+	if err != nil || !c.SkipSchemaValidation || c.From[settings.SkipSchemaValidation] != "parameter skip-schema-validation" {
+		t.Fatalf("parameter: %+v, %v", c, err)
+	}
+	c, err = fromEnv([]string{"ARGOCD_ENV_CMP_DEFAULTS_SKIP_SCHEMA_VALIDATION=true"}, dir)
+	if err != nil || !c.SkipSchemaValidation {
+		t.Fatalf("plugin env: %+v, %v", c, err)
+	}
+	c, err = fromEnv([]string{"ARGOCD_ENV_CMP_DEFAULTS_SKIP_SCHEMA_VALIDATION=true", `ARGOCD_APP_PARAMETERS=[{"name":"skip-schema-validation","string":"false"}]`}, dir)
+	if err != nil || c.SkipSchemaValidation {
+		t.Fatalf("the parameter wins over the plugin env: %+v, %v", c, err)
+	}
+	if _, err := fromEnv([]string{"ARGOCD_ENV_CMP_DEFAULTS_SKIP_SCHEMA_VALIDATION=maybe"}, dir); err == nil || !strings.Contains(err.Error(), "CMP_DEFAULTS_SKIP_SCHEMA_VALIDATION") {
+		t.Fatalf("a bad value names the plugin env: %v", err)
+	}
+}
