@@ -47,7 +47,7 @@ type Env struct {
 
 	store     *operators.Store // loaded once per run for storeDirs
 	storeDirs []string
-	unserved  unserved // apiVersion and kind already warned about
+	kinds     kindCheck // apiVersion and kind already warned about
 	confined  bool
 }
 
@@ -142,7 +142,7 @@ type Operators struct {
 // that a selected release does not serve (unserved); --strict makes the
 // first an error.
 func (env *Env) checkUnserved(res []*operators.Resolution, objs []manifest.Object, strict bool) error {
-	return env.unserved.check(env.store, res, objs, strict, &env.Warnings)
+	return env.kinds.check(env.store, res, objs, strict, &env.Warnings)
 }
 
 // strictError is a warning refused because strict mode is on, naming the

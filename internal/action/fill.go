@@ -86,7 +86,7 @@ func (env *Env) stream(parent context.Context, d time.Duration, e *defaults.Engi
 	ctx, cancel := context.WithTimeout(parent, d)
 	defer cancel()
 	f := &filler{e: e.WithContext(ctx), store: env.store, releases: res, strict: strict,
-		unserved: unserved{names: settings.CLI}, warnings: &env.Warnings}
+		kinds: kindCheck{names: settings.CLI}, warnings: &env.Warnings}
 	err = each(func(ob manifest.Object) error {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)

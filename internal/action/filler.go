@@ -15,7 +15,7 @@ type filler struct {
 	store    *operators.Store
 	releases []*operators.Resolution
 	strict   bool
-	unserved unserved
+	kinds    kindCheck
 	warnings *warn.List
 }
 
@@ -33,5 +33,5 @@ func (f *filler) fill(ob manifest.Object, rec func(defaults.Filled)) error {
 // check warns of objs of kinds the selected releases do not serve, or
 // fails on the first in strict mode.
 func (f *filler) check(objs []manifest.Object) error {
-	return f.unserved.check(f.store, f.releases, objs, f.strict, f.warnings)
+	return f.kinds.check(f.store, f.releases, objs, f.strict, f.warnings)
 }

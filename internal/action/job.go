@@ -106,7 +106,7 @@ func (j Job) run(ctx context.Context, env *Env, r *jobResult, step *string) erro
 	r.Releases = s.res
 	env.Warn(unservedKinds(s.res, j.Served)...)
 	f := &filler{e: s.e, store: env.store, releases: s.res, strict: j.Selection.Strict,
-		unserved: unserved{names: j.Names, cmp: j.CMP}, warnings: &env.Warnings}
+		kinds: kindCheck{names: j.Names, cmp: j.CMP}, warnings: &env.Warnings}
 	ropt, objs, err := j.render(ctx, env, step)
 	if err != nil {
 		return err

@@ -65,6 +65,15 @@ type Releases struct {
 	Operator string
 	Releases []operators.Release
 	Files    []string // the profile file of each release
+	Webhooks []string // what is known of each release's webhook defaults (webhookDefaults)
+}
+
+// releaseJSON is a release as -o json lists it.
+type releaseJSON struct {
+	operators.Release
+	// WebhookDefaults is learned, none (no webhook) or unknown (a webhook
+	// whose defaults were not learned for the release: they drift).
+	WebhookDefaults string `json:"webhookDefaults"`
 }
 
 // ReleasesOf lists the checked releases of operator name.
@@ -77,19 +86,40 @@ func ReleasesOf(st *operators.Store, name string) (*Releases, error) {
 	for _, rel := range rels {
 		f, _ := st.ProfileFile(name, rel.Profile)
 		r.Files = append(r.Files, f)
+		r.Webhooks = append(r.Webhooks, webhookDefaults(st, name, rel.Version))
 	}
 	return r, nil
 }
 
+// webhookDefaults says what is known of the webhook defaults of a release:
+// learned (from where), none or unknown.
+func webhookDefaults(st *operators.Store, name, version string) string {
+	res, err := st.Resolve(name, version, false)
+	if err != nil {
+		return operators.WebhookUnknown
+	}
+	state, from := st.WebhookDefaults(res)
+	if from != "" {
+		return state + " from " + from
+	}
+	return state
+}
+
 // WriteJSON prints the releases as a JSON array.
-func (r *Releases) WriteJSON(w io.Writer) error { return report.WriteJSON(w, r.Releases) }
+func (r *Releases) WriteJSON(w io.Writer) error {
+	out := make([]releaseJSON, len(r.Releases))
+	for i, rel := range r.Releases {
+		out[i] = releaseJSON{Release: rel, WebhookDefaults: strings.Fields(r.Webhooks[i])[0]}
+	}
+	return report.WriteJSON(w, out)
+}
 
 // WriteText prints one line per release.
 func (r *Releases) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RELEASE\tDATE\tPROFILE\tFILE")
+	fmt.Fprintln(tw, "RELEASE\tDATE\tPROFILE\tFILE\tWEBHOOK DEFAULTS")
 	for i, rel := range r.Releases {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", rel.Version, rel.Date, rel.Profile, r.Files[i])
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", rel.Version, rel.Date, rel.Profile, r.Files[i], r.Webhooks[i])
 	}
 	return tw.Flush()
 }
@@ -102,12 +132,25 @@ type Shown struct {
 	File    string
 	Source  string
 	Warning string
+	// Webhooks says what is known of the release's webhook defaults.
+	Webhooks string
 }
 
 // Show reports the profile that r resolved ref to.
 func Show(st *operators.Store, ref string, r *operators.Resolution) *Shown {
 	file, src := st.ProfileFile(r.Operator, r.Profile.Version)
-	return &Shown{Ref: ref, Profile: r.Profile, File: file, Source: src, Warning: r.Warning}
+	sh := &Shown{Ref: ref, Profile: r.Profile, File: file, Source: src, Warning: r.Warning}
+	state, from := st.WebhookDefaults(r)
+	switch state {
+	case operators.WebhookLearned:
+		sh.Webhooks = "learned from " + from
+	case operators.WebhookUnknown:
+		sh.Webhooks = "unknown: the profile names a mutating webhook whose defaults were not learned for this release, so they are not filled"
+		if n := st.NearestLearned(r); n != nil {
+			sh.Webhooks += "; the nearest release with learned webhook defaults is " + n.Operator + "@" + strings.TrimPrefix(n.Requested, "v")
+		}
+	}
+	return sh
 }
 
 // WriteJSON prints the profile as JSON.
@@ -120,6 +163,9 @@ func (s *Shown) WriteText(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "# %s resolves to profile %s (%s, %s)\n", s.Ref, s.Profile.Version, s.File, s.Source)
+	if s.Webhooks != "" {
+		fmt.Fprintf(w, "# webhook defaults: %s\n", s.Webhooks)
+	}
 	_, err = w.Write(b)
 	return err
 }

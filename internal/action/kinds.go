@@ -12,15 +12,16 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/warn"
 )
 
-// unserved warns once per apiVersion and kind that a selected release
-// does not serve while other checked releases of the operator do: the API
-// server rejects such objects. It is the one place that decides about
-// them: a warning, or with strict mode the run's error.
+// kindCheck warns once per apiVersion and kind that a selected release
+// does not serve while other checked releases of the operator do (the API
+// server rejects such objects), or whose webhook writes defaults this
+// release's profile does not know (they will drift). It is the one place
+// that decides about them: a warning, or with strict mode the run's error.
 //
 // Hints, once per API group, name the operators that cover an object's
 // group when none of them is selected: the user probably forgot one. They
 // are advice, never made errors by strict mode.
-type unserved struct {
+type kindCheck struct {
 	names settings.Names // how the strict setting is named
 	cmp   bool           // under Argo CD: hints name the operators parameter
 	hints []string
@@ -28,7 +29,7 @@ type unserved struct {
 }
 
 // check warns about objs not yet seen, or with strict fails on the first.
-func (u *unserved) check(st *operators.Store, res []*operators.Resolution, objs []manifest.Object, strict bool, to *warn.List) error {
+func (u *kindCheck) check(st *operators.Store, res []*operators.Resolution, objs []manifest.Object, strict bool, to *warn.List) error {
 	ws := u.warnings(st, res, objs)
 	if strict && len(ws) > 0 {
 		return strictError(u.names, ws[0])
@@ -40,7 +41,7 @@ func (u *unserved) check(st *operators.Store, res []*operators.Resolution, objs 
 }
 
 // warnings are the warnings about objs not yet given; hints are added.
-func (u *unserved) warnings(st *operators.Store, res []*operators.Resolution, objs []manifest.Object) []string {
+func (u *kindCheck) warnings(st *operators.Store, res []*operators.Resolution, objs []manifest.Object) []string {
 	if u.seen == nil {
 		u.seen = map[string]bool{}
 	}
@@ -56,6 +57,9 @@ func (u *unserved) warnings(st *operators.Store, res []*operators.Resolution, ob
 			if msg := r.Unserved(st, av, k); msg != "" {
 				out = append(out, fmt.Sprintf("%s: %s", ob.Where(), msg))
 			}
+			if msg := st.UnknownWebhookMessage(r, av, k); msg != "" {
+				out = append(out, fmt.Sprintf("%s: %s", ob.Where(), msg))
+			}
 		}
 		u.hint(st, res, ob, av)
 	}
@@ -64,7 +68,7 @@ func (u *unserved) warnings(st *operators.Store, res []*operators.Resolution, ob
 
 // hint adds a hint when no selected release covers the group of apiVersion
 // and another operator of st does.
-func (u *unserved) hint(st *operators.Store, res []*operators.Resolution, ob manifest.Object, apiVersion string) {
+func (u *kindCheck) hint(st *operators.Store, res []*operators.Resolution, ob manifest.Object, apiVersion string) {
 	group, _, ok := strings.Cut(apiVersion, "/")
 	if !ok || st == nil || u.seen["group "+group] {
 		return

@@ -1,0 +1,161 @@
+package operators
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// What is known of the defaults a release's mutating webhooks write.
+const (
+	// WebhookLearned: the mutations were learned from the release's own
+	// code (or a user's profile has mutations of its own).
+	WebhookLearned = "learned"
+	// WebhookNone: the profile names no mutating webhook.
+	WebhookNone = "none"
+	// WebhookUnknown: the profile names a webhook, and what it writes was
+	// not learned for this release: its defaults are not filled.
+	WebhookUnknown = "unknown"
+)
+
+// WebhookDefaults says what is known of the webhook defaults of r's
+// release: learned (from names where from), none or unknown.
+func (s *Store) WebhookDefaults(r *Resolution) (state, from string) {
+	if r == nil || r.Profile == nil {
+		return WebhookNone, ""
+	}
+	hooked := false
+	for _, rs := range r.Profile.Resources {
+		if len(rs.Mutations) > 0 {
+			return WebhookLearned, s.learnedFrom(r)
+		}
+		hooked = hooked || rs.Webhook != ""
+	}
+	if !hooked {
+		return WebhookNone, ""
+	}
+	if from := s.learnedFrom(r); from != "" {
+		return WebhookLearned, from
+	}
+	return WebhookUnknown, ""
+}
+
+// learnedFrom is where the index says the mutations of r's release were
+// learned from, "" when it says none were.
+func (s *Store) learnedFrom(r *Resolution) string {
+	rel, ok := s.indexRelease(r.Operator, r.Requested)
+	if !ok {
+		return ""
+	}
+	from, ok := strings.CutPrefix(rel.Mutations, "learned from ")
+	if !ok {
+		return ""
+	}
+	return from
+}
+
+// indexRelease is the newest checked release of operator at or below
+// version, as the index records it.
+func (s *Store) indexRelease(operator, version string) (Release, bool) {
+	rels, err := s.Releases(operator)
+	if err != nil {
+		return Release{}, false
+	}
+	var out Release
+	found := false
+	for _, rel := range rels {
+		if CompareVersions(rel.Version, version) <= 0 {
+			out, found = rel, true
+		}
+	}
+	return out, found
+}
+
+// UnknownWebhook names the webhook of r's release that matches apiVersion
+// and kind when what it writes is not known (WebhookUnknown); "" when it
+// is known or there is none.
+func (s *Store) UnknownWebhook(r *Resolution, apiVersion, kind string) string {
+	if state, _ := s.WebhookDefaults(r); state != WebhookUnknown {
+		return ""
+	}
+	for _, rs := range r.Profile.Resources {
+		if rs.Kind == kind && rs.APIVersion() == apiVersion {
+			return rs.Webhook
+		}
+	}
+	return ""
+}
+
+// NearestLearned is the checked release of r's operator nearest to it
+// whose webhook defaults were learned, the older one on a tie; nil when
+// there is none.
+func (s *Store) NearestLearned(r *Resolution) *Resolution {
+	rels, err := s.Releases(r.Operator)
+	if err != nil {
+		return nil
+	}
+	at := 0
+	for i, rel := range rels {
+		if CompareVersions(rel.Version, r.Requested) <= 0 {
+			at = i
+		}
+	}
+	best := -1
+	for i, rel := range rels {
+		if !strings.HasPrefix(rel.Mutations, "learned from ") {
+			continue
+		}
+		if best < 0 || abs(i-at) < abs(best-at) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	n, err := s.Resolve(r.Operator, rels[best].Version, false)
+	if err != nil {
+		return nil
+	}
+	return n
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// UnknownWebhookMessage says, for objects of apiVersion and kind, that the
+// webhook of r's release writes defaults that are not known, which
+// release nearest to it has them, and which fields will drift.
+func (s *Store) UnknownWebhookMessage(r *Resolution, apiVersion, kind string) string {
+	hook := s.UnknownWebhook(r, apiVersion, kind)
+	if hook == "" {
+		return ""
+	}
+	ref := r.Operator + "@" + strings.TrimPrefix(r.Requested, "v")
+	msg := fmt.Sprintf("%s's mutating webhook %s adds defaults to %s %s, and what it adds was not learned for this release, so they are not filled: Argo CD will show the fields it adds as drift", ref, hook, apiVersion, kind)
+	n := s.NearestLearned(r)
+	if n == nil {
+		return msg + "; no checked release of " + r.Operator + " has learned webhook defaults (docs/webhooks.md)"
+	}
+	var paths []string
+	for _, rs := range n.Profile.Resources {
+		if rs.Kind == kind && rs.APIVersion() == apiVersion {
+			for _, m := range rs.Mutations {
+				if !slices.Contains(paths, m.Path) {
+					paths = append(paths, m.Path)
+				}
+			}
+		}
+	}
+	msg += fmt.Sprintf("; the nearest release with learned webhook defaults is %s", n.Operator+"@"+strings.TrimPrefix(n.Requested, "v"))
+	switch {
+	case len(paths) > 4:
+		msg += fmt.Sprintf(", whose webhook adds %s and %d more to these objects", strings.Join(paths[:4], ", "), len(paths)-4)
+	case len(paths) > 0:
+		msg += ", whose webhook adds " + strings.Join(paths, ", ") + " to these objects"
+	}
+	return msg + " (docs/webhooks.md)"
+}
