@@ -71,6 +71,9 @@ type Field struct {
 	// History names the releases of the selected operators in which a
 	// field absent from Git was an admission default, e.g. "2.3.0–2.6.x".
 	History string `json:"defaultIn,omitempty"`
+	// UnknownWebhook names the selected release's webhook that matches the
+	// object and whose defaults were not learned: it may add the field.
+	UnknownWebhook string `json:"unknownWebhook,omitempty"`
 
 	path tree.Path
 }
@@ -422,7 +425,9 @@ func (col *collector) add(t *Target, p tree.Path, exists bool, defs *Defaults) {
 			col.c.Filled = append(col.c.Filled, Field{Object: id, Path: path, Rule: rule, Type: "default", By: by, Absent: true})
 			return
 		}
-		col.c.Remaining = append(col.c.Remaining, Field{Object: id, Path: path, Reason: NotInGit, History: defs.history(av, k, p), path: p})
+		group, _, _ := strings.Cut(av, "/")
+		col.c.Remaining = append(col.c.Remaining, Field{Object: id, Path: path, Reason: NotInGit, History: defs.history(av, k, p),
+			UnknownWebhook: defs.unknownWebhook(group, k), path: p})
 		return
 	}
 	var ls []tree.Path
@@ -502,7 +507,13 @@ func (col *collector) classify(r *argocd.Rule, defs *Defaults, sp *staticPath, a
 			len(c.Filled), git, notInGit, liveOnly(history)) + failNote
 	case notInGit > 0:
 		c.Status = StillNeeded
-		if len(history) > 0 {
+		if wh := defs.unknownWebhook(r.Group, r.Kind); wh != "" {
+			was := ""
+			if len(history) > 0 {
+				was = ", and was an admission default in " + strings.Join(history, ", ")
+			}
+			c.Reason = fmt.Sprintf("it ignores a field absent from Git that this release's webhook may add%s: this release's webhook defaults are not known (%s was not learned), so cmp-defaults fills none of them; keep it", was, wh) + failNote
+		} else if len(history) > 0 {
 			c.Reason = fmt.Sprintf("it ignores a field absent from Git that the selected release does not default, but that was an admission default in %s: objects created under those releases keep it in the cluster. Keep the rule while such objects exist, or set the field in Git", strings.Join(history, ", ")) + failNote
 		} else {
 			c.Reason = "it ignores a field absent from Git that is not an admission default of the selected profiles: likely written by a controller after admission, which cmp-defaults does not fill; keep it" + failNote

@@ -19,6 +19,7 @@ type Defaults struct {
 	groups   map[string]bool      // the API groups of the selected profiles' resources
 	hist     *History
 	ops      []string // selected operators, for history
+	res      []*operators.Resolution
 }
 
 type pattern struct {
@@ -35,7 +36,7 @@ func NewDefaults(res []*operators.Resolution) *Defaults {
 		if r == nil || r.Profile == nil {
 			continue
 		}
-		d.ops = append(d.ops, r.Operator)
+		d.ops, d.res = append(d.ops, r.Operator), append(d.res, r)
 		by := fieldBy(r.Operator, r.Requested, r.Profile.Version)
 		for _, rs := range r.Profile.Resources {
 			maps := map[string]bool{}
@@ -275,6 +276,23 @@ func (d *Defaults) webhook(group, kind string) string {
 		return ""
 	}
 	return d.webhooks[group+" "+kind]
+}
+
+// unknownWebhook names the selected release whose webhook matches group
+// and kind and writes defaults that were not learned for that release
+// ("" when there is none, or no store to ask).
+func (d *Defaults) unknownWebhook(group, kind string) string {
+	if d == nil || d.hist == nil || d.hist.st == nil {
+		return ""
+	}
+	for _, r := range d.res {
+		for _, rs := range r.Profile.Resources {
+			if rs.Group == group && rs.Kind == kind && d.hist.st.UnknownWebhook(r, rs.APIVersion(), rs.Kind) != "" {
+				return r.Operator + "@" + strings.TrimPrefix(r.Requested, "v") + "'s webhook " + rs.Webhook
+			}
+		}
+	}
+	return ""
 }
 
 // covers says whether the group is one of the selected operators' (in

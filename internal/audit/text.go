@@ -137,11 +137,16 @@ func writeFields(w io.Writer, c *Check, where map[string]string) {
 		}
 	}
 	for _, f := range c.Remaining {
-		if f.Reason == InGit {
+		switch {
+		case f.Reason == InGit:
 			lines = append(lines, line{f.Object, fmt.Sprintf("kept     %s = %s  (set in Git, not a default)", f.Path, js(f.Value))})
-		} else if f.History != "" {
+		case f.UnknownWebhook != "" && f.History != "":
+			lines = append(lines, line{f.Object, fmt.Sprintf("kept     %s  (absent from Git; this release's webhook defaults are not known (%s), and it was a default in %s)", f.Path, f.UnknownWebhook, f.History)})
+		case f.UnknownWebhook != "":
+			lines = append(lines, line{f.Object, fmt.Sprintf("kept     %s  (absent from Git; this release's webhook defaults are not known (%s))", f.Path, f.UnknownWebhook)})
+		case f.History != "":
 			lines = append(lines, line{f.Object, fmt.Sprintf("kept     %s  (absent from Git; not a default of the selected release, but one in %s)", f.Path, f.History)})
-		} else {
+		default:
 			lines = append(lines, line{f.Object, fmt.Sprintf("kept     %s  (absent from Git, not a default: live only)", f.Path)})
 		}
 	}

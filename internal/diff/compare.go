@@ -3,6 +3,7 @@ package diff
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -31,20 +32,58 @@ func SameOperator(a, b string) error {
 
 // Fill is diff-releases with inputs: it fills objs (in place) with ea,
 // compiled from release a, and a copy of them with eb, from release b,
-// and reports the fields that differ, object by object.
-func Fill(ea, eb *defaults.Engine, a, b *operators.Resolution, objs []manifest.Object) (*ObjectsReport, error) {
+// and reports the fields that differ, object by object. A field one
+// release's webhook fills where the other's webhook defaults for the kind
+// were not learned is unknown, not a field that appears or disappears.
+func Fill(st *operators.Store, ea, eb *defaults.Engine, a, b *operators.Resolution, objs []manifest.Object) (*ObjectsReport, error) {
 	other := make([]manifest.Object, len(objs))
 	for i, ob := range objs {
 		other[i] = ob
 		other[i].Data = runtime.DeepCopyJSON(ob.Data)
 	}
-	if err := ea.FillAll(objs, nil); err != nil {
+	byA, byB := make([][]string, len(objs)), make([][]string, len(objs))
+	mutated := func(to [][]string) func(int, defaults.Filled) {
+		return func(i int, f defaults.Filled) {
+			if f.Type == "mutation" {
+				to[i] = append(to[i], f.Path)
+			}
+		}
+	}
+	if err := ea.FillAll(objs, mutated(byA)); err != nil {
 		return nil, err
 	}
-	if err := eb.FillAll(other, nil); err != nil {
+	if err := eb.FillAll(other, mutated(byB)); err != nil {
 		return nil, err
 	}
-	return &ObjectsReport{From: NewRelease(a), To: NewRelease(b), Total: len(objs), Objects: Objects(objs, other)}, nil
+	ra, rb := NewRelease(st, a), NewRelease(st, b)
+	diffs := Objects(objs, other)
+	for i := range diffs {
+		d := &diffs[i]
+		av, _ := objs[d.index].Data["apiVersion"].(string)
+		k, _ := objs[d.index].Data["kind"].(string)
+		ua, ub := st.UnknownWebhook(a, av, k) != "", st.UnknownWebhook(b, av, k) != ""
+		for j := range d.Changes {
+			c := &d.Changes[j]
+			switch {
+			case c.Change == Disappears && ub && under(c.Path, byA[d.index]):
+				c.Change, c.Unknown = Unknown, rb.String()
+			case c.Change == Appears && ua && under(c.Path, byB[d.index]):
+				c.Change, c.Unknown = Unknown, ra.String()
+			}
+		}
+	}
+	return &ObjectsReport{From: ra, To: rb, Total: len(objs), Objects: diffs}, nil
+}
+
+// under says whether path is one of paths, or lies below or above one.
+func under(path string, paths []string) bool {
+	for _, p := range paths {
+		if p == path || strings.HasPrefix(path, p+".") || strings.HasPrefix(path, p+"[") ||
+			strings.HasPrefix(p, path+".") || strings.HasPrefix(p, path+"[") {
+			return true
+		}
+	}
+	return false
 }
 
 // Changed says whether any object differs.

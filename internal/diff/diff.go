@@ -19,6 +19,10 @@ const (
 	Appears    = "appears"
 	Disappears = "disappears"
 	Changes    = "changes"
+	// Unknown: one release fills the field with its webhook's defaults,
+	// and the other's webhook defaults were not learned, so whether it
+	// writes the field too is not known (FieldChange.Unknown names it).
+	Unknown = "unknown"
 )
 
 var fieldVerbs = map[tree.Kind]string{tree.Added: Appears, tree.Removed: Disappears, tree.Changed: Changes}
@@ -30,14 +34,17 @@ type Release struct {
 	Profile  string `json:"profile"`
 	File     string `json:"file"`
 	Warning  string `json:"warning,omitempty"`
+	// WebhookDefaults is learned, none (no webhook) or unknown.
+	WebhookDefaults string `json:"webhookDefaults"`
 }
 
-// NewRelease describes a resolution.
-func NewRelease(r *operators.Resolution) Release {
+// NewRelease describes a resolution in st.
+func NewRelease(st *operators.Store, r *operators.Resolution) Release {
 	out := Release{Operator: r.Operator, Release: r.Requested, Warning: r.Warning}
 	if r.Profile != nil {
 		out.Profile, out.File = r.Profile.Version, r.Profile.File
 	}
+	out.WebhookDefaults, _ = st.WebhookDefaults(r)
 	return out
 }
 
@@ -53,6 +60,9 @@ type RuleChange struct {
 	To     any       `json:"to,omitempty"`
 	// Detail says what else changed for a default: type or nullable.
 	Detail string `json:"detail,omitempty"`
+	// Unknown names the release whose webhook defaults were not learned,
+	// for a mutation the other release has: it may well still write it.
+	Unknown string `json:"unknown,omitempty"`
 }
 
 // KindChange groups the changes of one apiVersion and kind.
@@ -127,9 +137,9 @@ func resources(p *operators.Profile) (map[string]*operators.Resource, []string) 
 	return m, keys
 }
 
-// Profiles compares the profiles in force for two releases.
-func Profiles(a, b *operators.Resolution) *ProfileDiff {
-	d := &ProfileDiff{From: NewRelease(a), To: NewRelease(b), Kinds: []KindChange{}}
+// Profiles compares the profiles in force for two releases of st.
+func Profiles(st *operators.Store, a, b *operators.Resolution) *ProfileDiff {
+	d := &ProfileDiff{From: NewRelease(st, a), To: NewRelease(st, b), Kinds: []KindChange{}}
 	ra, ka := resources(a.Profile)
 	rb, kb := resources(b.Profile)
 	sorted := slices.Concat(ka, kb)
@@ -182,11 +192,31 @@ func Profiles(a, b *operators.Resolution) *ProfileDiff {
 			typ, path := splitKey(k)
 			kc.Rules = append(kc.Rules, RuleChange{Change: tree.Added, Type: typ, Path: path, When: vy.when, To: vy.value})
 		}
+		markUnknown(st, a, b, &kc)
 		if len(kc.Rules) > 0 || kc.Change != tree.Changed {
 			d.Kinds = append(d.Kinds, kc)
 		}
 	}
 	return d
+}
+
+// markUnknown marks the mutations of kc that one release has and the
+// other may have too: its webhook for the kind was not learned.
+func markUnknown(st *operators.Store, a, b *operators.Resolution, kc *KindChange) {
+	ua := st.UnknownWebhook(a, kc.APIVersion, kc.Kind) != ""
+	ub := st.UnknownWebhook(b, kc.APIVersion, kc.Kind) != ""
+	for i := range kc.Rules {
+		r := &kc.Rules[i]
+		if !strings.HasPrefix(r.Type, "mutation") {
+			continue
+		}
+		switch {
+		case r.Change == tree.Removed && ub:
+			r.Unknown = NewRelease(st, b).String()
+		case r.Change == tree.Added && ua:
+			r.Unknown = NewRelease(st, a).String()
+		}
+	}
 }
 
 func orNone(s string) string {
@@ -206,10 +236,13 @@ func splitKey(k string) (typ, path string) {
 
 // FieldChange is one field that differs between two filled objects.
 type FieldChange struct {
-	Change string `json:"change"` // appears, disappears or changes
+	Change string `json:"change"` // appears, disappears, changes or unknown
 	Path   string `json:"path"`
 	From   any    `json:"from,omitempty"`
 	To     any    `json:"to,omitempty"`
+	// Unknown names the release that fills no value here because its
+	// webhook defaults were not learned (Change unknown).
+	Unknown string `json:"unknown,omitempty"`
 }
 
 // ObjectDiff is what changes in one object.
@@ -219,6 +252,7 @@ type ObjectDiff struct {
 	Document int           `json:"document"`
 	Line     int           `json:"line"`
 	Changes  []FieldChange `json:"changes"`
+	index    int           // of the object among those compared
 }
 
 // Objects compares the same objects filled two ways, pairwise. Only
@@ -236,7 +270,7 @@ func Objects(a, b []manifest.Object) []ObjectDiff {
 		if len(ch) == 0 {
 			continue
 		}
-		out = append(out, ObjectDiff{Object: a[i].ID(), Source: a[i].Source, Document: a[i].Doc, Line: a[i].Line, Changes: ch})
+		out = append(out, ObjectDiff{Object: a[i].ID(), Source: a[i].Source, Document: a[i].Doc, Line: a[i].Line, Changes: ch, index: i})
 	}
 	return out
 }

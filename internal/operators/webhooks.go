@@ -31,7 +31,7 @@ func (s *Store) WebhookDefaults(r *Resolution) (state, from string) {
 		}
 		hooked = hooked || rs.Webhook != ""
 	}
-	if !hooked {
+	if !hooked || s == nil { // without an index nothing says what was learned
 		return WebhookNone, ""
 	}
 	if from := s.learnedFrom(r); from != "" {
@@ -43,6 +43,9 @@ func (s *Store) WebhookDefaults(r *Resolution) (state, from string) {
 // learnedFrom is where the index says the mutations of r's release were
 // learned from, "" when it says none were.
 func (s *Store) learnedFrom(r *Resolution) string {
+	if s == nil {
+		return ""
+	}
 	rel, ok := s.indexRelease(r.Operator, r.Requested)
 	if !ok {
 		return ""
