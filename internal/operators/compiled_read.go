@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"strings"
-	"unsafe"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
@@ -227,20 +226,16 @@ func (r *reader) done(file string) error {
 }
 
 // UnmarshalCompiled reads a compiled profile; file names the YAML it was
-// compiled from, for messages and reports.
+// compiled from, for messages and reports. The input is copied once into
+// a string, and every string of the profile is a slice of that copy.
 func UnmarshalCompiled(file string, data []byte) (*Profile, error) {
-	r := &reader{s: string(data)}
-	return unmarshalCompiled(file, r)
+	return unmarshalCompiled(file, string(data))
 }
 
-// UnmarshalCompiledOwned is UnmarshalCompiled of data that nobody changes
-// afterwards (a buffer just read): its strings point into data instead of
-// a copy.
-func UnmarshalCompiledOwned(file string, data []byte) (*Profile, error) {
-	return unmarshalCompiled(file, &reader{s: unsafe.String(unsafe.SliceData(data), len(data))})
-}
-
-func unmarshalCompiled(file string, r *reader) (*Profile, error) {
+// unmarshalCompiled reads a compiled profile from s, which its strings
+// then share.
+func unmarshalCompiled(file, s string) (*Profile, error) {
+	r := &reader{s: s}
 	if !r.magic(magicProfile) {
 		return nil, &LintError{File: file, Msg: "not a compiled profile"}
 	}

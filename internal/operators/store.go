@@ -2,6 +2,7 @@ package operators
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -89,21 +90,42 @@ func (r *profileRef) load() (*Profile, error) {
 		if r.p != nil {
 			return
 		}
-		data, err := fs.ReadFile(r.fsys, r.file)
-		if err != nil {
-			r.err = err
-			return
-		}
 		if r.file != sourceName(r.file) {
-			r.p, r.err = UnmarshalCompiledOwned(r.display(), data)
+			var s string
+			if s, r.err = readString(r.fsys, r.file); r.err == nil {
+				r.p, r.err = unmarshalCompiled(r.display(), s)
+			}
 		} else {
-			r.p, r.err = ParseProfile(r.display(), data)
+			var data []byte
+			if data, r.err = fs.ReadFile(r.fsys, r.file); r.err == nil {
+				r.p, r.err = ParseProfile(r.display(), data)
+			}
 		}
 		if r.err == nil {
 			r.p.Source = r.source
 		}
 	})
 	return r.p, r.err
+}
+
+// readString reads a file into a string with one allocation of its size:
+// a compiled profile's strings are slices of it, so reading it as []byte
+// would need a second copy.
+func readString(fsys fs.FS, name string) (string, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var b strings.Builder
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 && fi.Size() <= MaxProfileBytes {
+		b.Grow(int(fi.Size()))
+	}
+	var buf [4096]byte
+	if _, err := io.CopyBuffer(&b, f, buf[:]); err != nil {
+		return "", err
+	}
+	return b.String(), nil
 }
 
 // display names the YAML file of the profile, even when its compiled
