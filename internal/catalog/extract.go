@@ -13,6 +13,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/cluster"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators/extract"
 	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
@@ -27,7 +28,7 @@ type CRDs struct {
 // *.yml files), each file bounded by maxBytes, all decoded within lim;
 // other kinds are ignored.
 func CRDsFromFiles(args []string, maxBytes int64, lim manifest.Limits) (*CRDs, error) {
-	var files []operators.CRDFile
+	var files []extract.CRDFile
 	for _, a := range args {
 		paths := []string{a}
 		if fi, err := os.Stat(a); err == nil && fi.IsDir() {
@@ -39,10 +40,10 @@ func CRDsFromFiles(args []string, maxBytes int64, lim manifest.Limits) (*CRDs, e
 			if err != nil {
 				return nil, err
 			}
-			files = append(files, operators.CRDFile{Name: p, Data: data})
+			files = append(files, extract.CRDFile{Name: p, Data: data})
 		}
 	}
-	crds, err := operators.ParseCRDsWithLimits(files, lim)
+	crds, err := extract.ParseCRDsWithLimits(files, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +83,7 @@ type Extracted struct {
 
 // Extract builds the profile of release op@ver from crds.
 func Extract(op, ver string, crds *CRDs) (*Extracted, error) {
-	p, err := operators.Extract(op, ver, crds.CRDs)
+	p, err := extract.Profile(op, ver, crds.CRDs)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators/extract"
 	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 	"github.com/cmp-defaults/cmp-defaults/profiles"
 )
@@ -254,11 +255,11 @@ func TestDifferentialCRD(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	crds, err := operators.ParseCRDs([]operators.CRDFile{{Name: "widgets-crd.yaml", Data: data}})
+	crds, err := extract.ParseCRDs([]extract.CRDFile{{Name: "widgets-crd.yaml", Data: data}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := operators.Extract("widgets", "1.0.0", crds)
+	p, err := extract.Profile("widgets", "1.0.0", crds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +274,7 @@ func TestDifferentialCRD(t *testing.T) {
 		for k := 0; k < 2000; k++ {
 			obj := g.value(s, 0).(map[string]any)
 			obj["apiVersion"], obj["kind"] = rs.APIVersion(), rs.Kind
-			// Status is left out on purpose (see operators.Extract).
+			// Status is left out on purpose (see extract.Profile).
 			delete(obj, "status")
 			compare(t, fmt.Sprintf("%s #%d", rs.Version, k), e, s, obj)
 		}

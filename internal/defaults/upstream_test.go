@@ -9,7 +9,7 @@ import (
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
-	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators/extract"
 )
 
 // TestDifferentialUpstreamCRDs compares the engine with apiserver defaulting
@@ -32,19 +32,19 @@ func TestDifferentialUpstreamCRDs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		crds, err := operators.ParseCRDs([]operators.CRDFile{{Name: f, Data: data}})
+		crds, err := extract.ParseCRDs([]extract.CRDFile{{Name: f, Data: data}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, crd := range crds {
-			p, err := operators.Extract("upstream", "1.0.0", []apiextv1.CustomResourceDefinition{crd})
+			p, err := extract.Profile("upstream", "1.0.0", []apiextv1.CustomResourceDefinition{crd})
 			if err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}
 			for i := range p.Resources {
 				rs := &p.Resources[i]
 				s := crdStructural(t, crd, rs.Version)
-				// Status is left out (see operators.Extract), also where the
+				// Status is left out (see extract.Profile), also where the
 				// CRD defaults status itself (Gateway API's conditions).
 				delete(s.Properties, "status")
 				e := engineFor(t, p, rs)

@@ -96,7 +96,7 @@ func ParseAs(as string) (name, version string, err error) {
 	if name, version, err = operators.ParseRef(as); err != nil {
 		return "", "", fmt.Errorf("--as: %v", err)
 	}
-	if _, err := operators.Extract(name, version, nil); err != nil {
+	if err := operators.CheckName(name); err != nil {
 		return "", "", fmt.Errorf("--as: %v", err)
 	}
 	return name, version, nil

@@ -46,3 +46,12 @@ func (m MapPaths) mark(prefix []tree.Seg, used []bool) {
 		}
 	}
 }
+
+// parseContainerPath parses a path that may end in a field or in [].
+func parseContainerPath(p string) ([]tree.Seg, error) {
+	segs, err := tree.ParsePath(p + ".x")
+	if err != nil {
+		return nil, err
+	}
+	return segs[:len(segs)-1], nil
+}

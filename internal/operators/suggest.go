@@ -64,7 +64,7 @@ func editDistance(a, b string) int {
 
 // listHint points at the command that lists an operator's releases.
 func listHint(name string) string {
-	if name == "" || checkName(name) != nil {
+	if name == "" || CheckName(name) != nil {
 		return ""
 	}
 	return fmt.Sprintf(" ('cmp-defaults profiles show %s' lists its releases)", name)
@@ -73,7 +73,7 @@ func listHint(name string) string {
 // CheckRelease checks an operator name and version as a profile names
 // them, before anything is read.
 func CheckRelease(name, version string) error {
-	if err := checkName(name); err != nil {
+	if err := CheckName(name); err != nil {
 		return err
 	}
 	_, err := CanonicalVersion(version)

@@ -87,17 +87,37 @@ type Result struct {
 // Run starts the worker and waits for it. ctx ending (a signal) sends
 // the worker SIGTERM, then SIGKILL after Grace.
 func Run(ctx context.Context, opt Options) (Result, error) {
-	job, err := json.Marshal(opt.Job)
+	w, err := start(opt)
 	if err != nil {
 		return Result{}, err
+	}
+	r := &run{opt: opt, worker: w}
+	r.collect()
+	err = r.watch(ctx)
+	return r.outcome(err)
+}
+
+// worker is a started worker process and the pipes it writes.
+type worker struct {
+	cmd        *exec.Cmd
+	stdout     io.ReadCloser
+	stderr     io.ReadCloser
+	reportPipe *os.File // what the worker writes on its descriptor 4 (Report)
+}
+
+// start starts the worker process and hands it its job on descriptor 3.
+func start(opt Options) (*worker, error) {
+	job, err := json.Marshal(opt.Job)
+	if err != nil {
+		return nil, err
 	}
 	jobR, jobW, err := os.Pipe()
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	repR, repW, err := os.Pipe()
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	cmd := &exec.Cmd{Path: opt.Exe, Args: []string{opt.Arg0, WorkerArg}, Env: opt.Env, Stdin: opt.Stdin,
 		ExtraFiles: []*os.File{jobR, repW}, SysProcAttr: sysProcAttr()}
@@ -106,18 +126,18 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 	}
 	outR, err := cmd.StdoutPipe()
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	errR, err := cmd.StderrPipe()
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	if err := cmd.Start(); err != nil {
 		jobR.Close()
 		jobW.Close()
 		repR.Close()
 		repW.Close()
-		return Result{}, fmt.Errorf("starting the worker process: %w", err)
+		return nil, fmt.Errorf("starting the worker process: %w", err)
 	}
 	jobR.Close()
 	repW.Close()
@@ -125,137 +145,173 @@ func Run(ctx context.Context, opt Options) (Result, error) {
 		jobW.Write(job)
 		jobW.Close()
 	}()
+	return &worker{cmd: cmd, stdout: outR, stderr: errR, reportPipe: repR}, nil
+}
 
-	type stopped struct{ why string }
-	stop := make(chan stopped, 4)
+// report is the deadline the worker reported, and the setting that
+// raises it.
+type report struct {
+	d    time.Duration
+	name string
+}
+
+// run is one supervised run while its worker lives: what it collects from
+// the worker, and why the supervisor stopped it.
+type run struct {
+	opt Options
+	*worker
+
+	stop    chan string // why the worker must be stopped (its output is too large)
+	out     output
+	lines   Lines
+	reports chan report
+	failed  chan struct{} // closed when the worker says it wrote its own error
+	waited  chan error    // the worker's exit, once its stdout and stderr are read
+
+	why      string // why the supervisor killed the worker, or ""
+	timedOut bool   // killed for its deadline (first)
+	peak     int64  // the most resident memory of both processes seen
+}
+
+// collect reads the worker's stdout, stderr and reports in the
+// background, and waits for its exit once stdout and stderr are read.
+func (r *run) collect() {
+	r.stop = make(chan string, 4)
 	outDone := make(chan error, 1)
-	var out output
 	go func() {
-		over, err := out.readFrom(outR, opt.MaxStdout)
+		over, err := r.out.readFrom(r.stdout, r.opt.MaxStdout)
 		if over {
-			stop <- stopped{fmt.Sprintf("the output is larger than %d MiB, a quarter of the memory budget; make the source smaller, or raise %s "+
-				"(and the sidecar's memory limit) if it is meant to be this large", opt.MaxStdout>>20, opt.Setting)}
-			io.Copy(io.Discard, outR)
+			r.stop <- fmt.Sprintf("the output is larger than %d MiB, a quarter of the memory budget; make the source smaller, or raise %s "+
+				"(and the sidecar's memory limit) if it is meant to be this large", r.opt.MaxStdout>>20, r.opt.Setting)
+			io.Copy(io.Discard, r.stdout)
 		}
 		outDone <- err
 	}()
-	var lines Lines
 	errDone := make(chan struct{})
 	go func() {
-		lines.Read(errR)
+		r.lines.Read(r.stderr)
 		close(errDone)
 	}()
 	// The worker reports its deadline (and the setting that raises it),
 	// and that it wrote its own error message: tenant text on stderr can
 	// look like one, this descriptor cannot be written by it.
-	type report struct {
-		d    time.Duration
-		name string
-	}
-	reports := make(chan report, 1)
-	failed := make(chan struct{})
+	r.reports = make(chan report, 1)
+	r.failed = make(chan struct{})
 	go func() {
-		sc := bufio.NewScanner(io.LimitReader(repR, 64<<10))
+		sc := bufio.NewScanner(io.LimitReader(r.reportPipe, 64<<10))
 		for sc.Scan() {
 			d, name, _ := strings.Cut(sc.Text(), "\t")
 			if d == failedReport {
-				close(failed)
+				close(r.failed)
 				continue
 			}
 			if n, err := strconv.ParseInt(d, 10, 64); err == nil && n > 0 {
 				select {
-				case reports <- report{time.Duration(n), name}:
+				case r.reports <- report{time.Duration(n), name}:
 				default:
 				}
 			}
 		}
-		repR.Close()
+		r.reportPipe.Close()
 	}()
-	waited := make(chan error, 1)
+	r.waited = make(chan error, 1)
 	go func() {
 		<-outDone
 		<-errDone
-		waited <- cmd.Wait()
+		r.waited <- r.cmd.Wait()
 	}()
+}
 
+// watch waits for the worker to exit and returns the error of its wait.
+// It kills the worker past its deadline, its memory budget or its output
+// bound, or when ctx ends and the worker does not stop within Grace.
+func (r *run) watch(ctx context.Context) error {
 	start := time.Now()
 	var deadline <-chan time.Time
 	deadlineWhy := ""
-	if opt.Deadline > 0 {
-		t := time.NewTimer(opt.Deadline + opt.Grace)
+	if r.opt.Deadline > 0 {
+		t := time.NewTimer(r.opt.Deadline + r.opt.Grace)
 		defer t.Stop()
 		deadline = t.C
-		deadlineWhy = fmt.Sprintf("the run did not end within %s and was stopped; make the source smaller or raise %s", opt.Deadline, "the timeout")
+		deadlineWhy = fmt.Sprintf("the run did not end within %s and was stopped; make the source smaller or raise %s", r.opt.Deadline, "the timeout")
 	}
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
-	pid := cmd.Process.Pid
-	why := ""
-	timedOut := false
-	var peak int64
-	kill := func(w string) {
-		if why == "" {
-			why = w
-			cmd.Process.Kill()
-		}
-	}
 	signalled := ctx.Done()
 	var termTimer <-chan time.Time
 	for {
 		select {
-		case err := <-waited:
-			res := Result{Code: cmd.ProcessState.ExitCode(), Stderr: lines.Lines()}
-			if why != "" {
-				if timedOut && closed(failed) {
-					// The worker's own timeout said which step ran out of
-					// time; it only was slow to exit (a loaded machine).
-					return Result{Code: 1, Stderr: lines.Before()}, nil
-				}
-				return Result{Code: 1, Stderr: lines.Before(), Stopped: why}, nil
-			}
-			if !exitedNormally(cmd.ProcessState, &lines) {
-				res.Stderr, res.Code = lines.Before(), 1
-				res.Stopped = died(cmd.ProcessState, lines.Crash(), opt, peak)
-				return res, nil
-			}
-			if err != nil {
-				var ee *exec.ExitError
-				if !errors.As(err, &ee) {
-					return Result{}, err
-				}
-			}
-			res.Stdout = out.chunks
-			return res, nil
-		case r := <-reports:
-			t := time.NewTimer(r.d + opt.Grace - time.Since(start))
+		case err := <-r.waited:
+			return err
+		case rep := <-r.reports:
+			t := time.NewTimer(rep.d + r.opt.Grace - time.Since(start))
 			defer t.Stop()
 			deadline = t.C
-			deadlineWhy = fmt.Sprintf("the run did not end within its timeout of %s and was stopped; make the source smaller or raise %s", r.d, r.name)
+			deadlineWhy = fmt.Sprintf("the run did not end within its timeout of %s and was stopped; make the source smaller or raise %s", rep.d, rep.name)
 		case <-deadline:
-			timedOut = why == ""
-			kill(deadlineWhy)
-		case s := <-stop:
-			kill(s.why)
+			r.timedOut = r.why == ""
+			r.kill(deadlineWhy)
+		case why := <-r.stop:
+			r.kill(why)
 		case <-signalled:
 			signalled = nil
-			cmd.Process.Signal(syscall.SIGTERM)
-			t := time.NewTimer(opt.Grace)
+			r.cmd.Process.Signal(syscall.SIGTERM)
+			t := time.NewTimer(r.opt.Grace)
 			defer t.Stop()
 			termTimer = t.C
 		case <-termTimer:
-			kill("interrupted, and the run did not end when asked to")
+			r.kill("interrupted, and the run did not end when asked to")
 		case <-tick.C:
-			// The budget holds for both processes: the worker, and this one
-			// with the output it keeps.
-			worker, self := residentBytes(pid), residentBytes(selfPID)
-			peak = max(peak, worker+self)
-			if opt.MaxRSS > 0 && worker+self > opt.MaxRSS {
-				kill(fmt.Sprintf("memory budget exceeded: the run used more than %d MiB (worker %d MiB, supervisor %d MiB) and was stopped; "+
-					"make the source smaller, or raise %s (and the sidecar's memory limit) if it is meant to be this large",
-					opt.MaxRSS>>20, worker>>20, self>>20, opt.Setting))
-			}
+			r.checkMemory()
 		}
 	}
+}
+
+// kill kills the worker for the first reason given.
+func (r *run) kill(why string) {
+	if r.why == "" {
+		r.why = why
+		r.cmd.Process.Kill()
+	}
+}
+
+// checkMemory kills the worker when both processes together hold more
+// than the budget: the worker, and this one with the output it keeps.
+func (r *run) checkMemory() {
+	worker, self := residentBytes(r.cmd.Process.Pid), residentBytes(selfPID)
+	r.peak = max(r.peak, worker+self)
+	if r.opt.MaxRSS > 0 && worker+self > r.opt.MaxRSS {
+		r.kill(fmt.Sprintf("memory budget exceeded: the run used more than %d MiB (worker %d MiB, supervisor %d MiB) and was stopped; "+
+			"make the source smaller, or raise %s (and the sidecar's memory limit) if it is meant to be this large",
+			r.opt.MaxRSS>>20, worker>>20, self>>20, r.opt.Setting))
+	}
+}
+
+// outcome is the result of a worker that exited with the wait error err.
+func (r *run) outcome(err error) (Result, error) {
+	ps := r.cmd.ProcessState
+	res := Result{Code: ps.ExitCode(), Stderr: r.lines.Lines()}
+	if r.why != "" {
+		if r.timedOut && closed(r.failed) {
+			// The worker's own timeout said which step ran out of
+			// time; it only was slow to exit (a loaded machine).
+			return Result{Code: 1, Stderr: r.lines.Before()}, nil
+		}
+		return Result{Code: 1, Stderr: r.lines.Before(), Stopped: r.why}, nil
+	}
+	if !exitedNormally(ps, &r.lines) {
+		res.Stderr, res.Code = r.lines.Before(), 1
+		res.Stopped = died(ps, r.lines.Crash(), r.opt, r.peak)
+		return res, nil
+	}
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			return Result{}, err
+		}
+	}
+	res.Stdout = r.out.chunks
+	return res, nil
 }
 
 var selfPID = os.Getpid()

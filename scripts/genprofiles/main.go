@@ -29,6 +29,7 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators/extract"
 )
 
 func main() {
@@ -199,7 +200,7 @@ func generate(dir, op, source string) (map[string][]byte, error) {
 			if err != nil {
 				return nil, err
 			}
-			crds, err := operators.ParseCRDs([]operators.CRDFile{{Name: filepath.Join(op, tag, filepath.Base(y)), Data: data}})
+			crds, err := extract.ParseCRDs([]extract.CRDFile{{Name: filepath.Join(op, tag, filepath.Base(y)), Data: data}})
 			if err != nil {
 				return nil, err
 			}
@@ -211,7 +212,7 @@ func generate(dir, op, source string) (map[string][]byte, error) {
 		for _, name := range sortedKeys(current) {
 			crds = append(crds, current[name])
 		}
-		p, err := operators.Extract(op, tag, crds)
+		p, err := extract.Profile(op, tag, crds)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", tag, err)
 		}

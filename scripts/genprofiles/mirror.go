@@ -16,6 +16,7 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators/extract"
 )
 
 // mirror reads a bare git repository with the git command: tags, trees and
@@ -151,7 +152,7 @@ func (m *mirror) crds(tag string, f treeFile) ([]apiextv1.CustomResourceDefiniti
 	if err != nil {
 		return nil, err
 	}
-	c, err := operators.ParseCRDs([]operators.CRDFile{{Name: tag + ":" + f.path, Data: data}})
+	c, err := extract.ParseCRDs([]extract.CRDFile{{Name: tag + ":" + f.path, Data: data}})
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +200,7 @@ func generateMirror(e *entry, m *mirror, learnedDir string) (map[string][]byte, 
 		if len(all) == 0 {
 			return nil, fmt.Errorf("%s: no CustomResourceDefinition under %s", r.tag, spec.Dir)
 		}
-		p, err := operators.Extract(e.Name, r.tag, all)
+		p, err := extract.Profile(e.Name, r.tag, all)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", r.tag, err)
 		}

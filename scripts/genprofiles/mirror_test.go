@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators/extract"
 )
 
 // gizmoCRD is a small CRD; mode's default is what changes between tags.
@@ -380,7 +381,7 @@ func TestPrefixedTagsAndLinks(t *testing.T) {
 // (Knative's Route) add that kind to the release's profile; a kind the
 // CRDs do not serve is an error.
 func TestAddLearnedKindWithoutDefaults(t *testing.T) {
-	crds, err := operators.ParseCRDs([]operators.CRDFile{{Name: "widgets.yaml", Data: []byte(strings.NewReplacer("Gizmo", "Widget", "gizmos", "widgets", "default: Fast", "type: string").Replace(gizmoCRD("example.com", "Fast")))}})
+	crds, err := extract.ParseCRDs([]extract.CRDFile{{Name: "widgets.yaml", Data: []byte(strings.NewReplacer("Gizmo", "Widget", "gizmos", "widgets", "default: Fast", "type: string").Replace(gizmoCRD("example.com", "Fast")))}})
 	if err != nil {
 		t.Fatal(err)
 	}

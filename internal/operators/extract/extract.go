@@ -1,7 +1,8 @@
-package operators
+// Package extract makes a profile of an operator release from its CRDs:
+// the structural schema defaults of every served version.
+package extract
 
 import (
-	"bytes"
 	"fmt"
 	"sort"
 
@@ -10,17 +11,18 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/tree"
 )
 
-// CRDFile is one input file of Extract.
+// CRDFile is one input file of ParseCRDs.
 type CRDFile struct {
 	Name string
 	Data []byte
 }
 
 // ParseCRDs reads every CustomResourceDefinition in the files; other kinds
-// are ignored. Served versions only matter to Extract.
+// are ignored. Served versions only matter to Profile.
 func ParseCRDs(files []CRDFile) ([]apiextv1.CustomResourceDefinition, error) {
 	return ParseCRDsWithLimits(files, manifest.DefaultLimits)
 }
@@ -56,19 +58,19 @@ func ParseCRDsWithLimits(files []CRDFile, lim manifest.Limits) ([]apiextv1.Custo
 	return crds, nil
 }
 
-// Extract builds a profile from CRDs: one resource per served version whose
+// Profile builds a profile from CRDs: one resource per served version whose
 // schema declares defaults. Defaults under .status are left out: with the
 // status subresource the API server drops status on create, and status is
 // the controller's, not Git's.
-func Extract(operator, version string, crds []apiextv1.CustomResourceDefinition) (*Profile, error) {
-	if err := checkName(operator); err != nil {
+func Profile(operator, version string, crds []apiextv1.CustomResourceDefinition) (*operators.Profile, error) {
+	if err := operators.CheckName(operator); err != nil {
 		return nil, err
 	}
-	v, err := CanonicalVersion(version)
+	v, err := operators.CanonicalVersion(version)
 	if err != nil {
 		return nil, err
 	}
-	p := &Profile{APIVersion: APIVersion, Kind: KindProfile, Operator: operator, Version: v}
+	p := &operators.Profile{APIVersion: operators.APIVersion, Kind: operators.KindProfile, Operator: operator, Version: v}
 	seen := map[string]string{}
 	for _, crd := range crds {
 		for _, ver := range crd.Spec.Versions {
@@ -83,7 +85,7 @@ func Extract(operator, version string, crds []apiextv1.CustomResourceDefinition)
 			if ver.Schema == nil || ver.Schema.OpenAPIV3Schema == nil {
 				continue
 			}
-			r := Resource{Group: crd.Spec.Group, Version: ver.Name, Kind: crd.Spec.Names.Kind, Storage: ver.Storage}
+			r := operators.Resource{Group: crd.Spec.Group, Version: ver.Name, Kind: crd.Spec.Names.Kind, Storage: ver.Storage}
 			w := walker{r: &r, crd: crd.Name}
 			if err := w.walk(ver.Schema.OpenAPIV3Schema, nil); err != nil {
 				return nil, err
@@ -94,27 +96,12 @@ func Extract(operator, version string, crds []apiextv1.CustomResourceDefinition)
 			}
 		}
 	}
-	SortResources(p.Resources)
+	operators.SortResources(p.Resources)
 	return p, nil
 }
 
-// SortResources puts resources in the order profiles list them: by group,
-// kind, version.
-func SortResources(rs []Resource) {
-	sort.SliceStable(rs, func(i, j int) bool {
-		a, b := rs[i], rs[j]
-		if a.Group != b.Group {
-			return a.Group < b.Group
-		}
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		return a.Version < b.Version
-	})
-}
-
 type walker struct {
-	r   *Resource
+	r   *operators.Resource
 	crd string
 }
 
@@ -141,7 +128,7 @@ func (w *walker) walk(s *apiextv1.JSONSchemaProps, segs []tree.Seg) error {
 			if child.XIntOrString {
 				typ = ""
 			}
-			w.r.Defaults = append(w.r.Defaults, Default{Path: tree.FormatPath(p), Type: typ, Nullable: child.Nullable, Value: v})
+			w.r.Defaults = append(w.r.Defaults, operators.Default{Path: tree.FormatPath(p), Type: typ, Nullable: child.Nullable, Value: v})
 		}
 		if err := w.walk(&child, p); err != nil {
 			return err
@@ -169,17 +156,4 @@ func (w *walker) walk(s *apiextv1.JSONSchemaProps, segs []tree.Seg) error {
 		}
 	}
 	return nil
-}
-
-// SameRules reports whether two profiles declare the same rules, whatever
-// their versions: a release whose rules equal the previous one's needs no
-// profile file of its own.
-func SameRules(a, b *Profile) bool {
-	ca, cb := *a, *b
-	ca.Version, cb.Version = "", ""
-	ca.Description, cb.Description = "", ""
-	ca.Provenance, cb.Provenance = nil, nil
-	ma, err1 := Marshal(&ca)
-	mb, err2 := Marshal(&cb)
-	return err1 == nil && err2 == nil && bytes.Equal(ma, mb)
 }
