@@ -180,7 +180,7 @@ func (l *Learn) Run(ctx context.Context, env *Env) (*Result, error) {
 			return nil, Usagef("--second-context %s names another API server (%s, not %s): both dry runs must reach the same cluster", l.SecondContext, second.Host, cl.Host)
 		}
 	}
-	rep, p, err := learn.Run(ctx, cl, second, e, res, objs, learn.Options{Operator: name, Version: version, Namespace: ns, FieldManager: l.FieldManager, AllKinds: l.AllKinds, Time: at, Vary: vary, Override: override})
+	rep, p, err := learn.Mutations(ctx, cl, second, e, res, objs, learn.Options{Operator: name, Version: version, Namespace: ns, FieldManager: l.FieldManager, AllKinds: l.AllKinds, Time: at, Vary: vary, Override: override})
 	if err != nil {
 		return nil, err
 	}

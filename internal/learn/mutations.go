@@ -29,12 +29,12 @@ type Options struct {
 	Override *operators.Resolution
 }
 
-// Run is 'profiles learn': it fills objs (in place) with e, compiled from
+// Mutations is what 'profiles learn' computes: it fills objs (in place) with e, compiled from
 // the selected releases res, dry-runs them on cl (the second run as
 // second, another user, or cl) and keeps what admission
 // adds beyond the fill. The profile is nil when nothing was learned; the
 // report says why.
-func Run(ctx context.Context, cl, second *cluster.Client, e *defaults.Engine, res []*operators.Resolution, objs []manifest.Object, opt Options) (*Report, *operators.Profile, error) {
+func Mutations(ctx context.Context, cl, second *cluster.Client, e *defaults.Engine, res []*operators.Resolution, objs []manifest.Object, opt Options) (*Report, *operators.Profile, error) {
 	var filledFirst []string
 	for _, r := range res {
 		if opt.Override == nil || r.Operator != opt.Override.Operator {
