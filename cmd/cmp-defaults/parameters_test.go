@@ -277,7 +277,7 @@ func TestPluginYAMLStaticParametersMatch(t *testing.T) {
 	}
 }
 
-// generate (internal/plugin) reads exactly the announced parameters, each
+// generate (internal/cmpenv) reads exactly the announced parameters, each
 // with the announced collection type.
 func TestParametersMatchGenerate(t *testing.T) {
 	var names []string
