@@ -55,8 +55,8 @@ func readHeader(file string, data []byte) (header, error) {
 	return h, nil
 }
 
-// ParseProfile reads and validates a profile file.
-func ParseProfile(file string, data []byte) (*Profile, error) {
+// document is the YAML document of a profile or index file.
+func document(file string, data []byte) (*yaml.Node, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, &LintError{File: file, Msg: "not valid YAML: " + err.Error()}
@@ -64,7 +64,15 @@ func ParseProfile(file string, data []byte) (*Profile, error) {
 	if len(root.Content) == 0 {
 		return nil, &LintError{File: file, Msg: "empty file"}
 	}
-	doc := root.Content[0]
+	return root.Content[0], nil
+}
+
+// ParseProfile reads and validates a profile file.
+func ParseProfile(file string, data []byte) (*Profile, error) {
+	doc, err := document(file, data)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkKeys(file, doc, "apiVersion", "kind", "operator", "version", "channel", "description", "provenance", "learned", "resources"); err != nil {
 		return nil, err
 	}
@@ -191,14 +199,10 @@ func CheckName(op string) error {
 
 // ParseIndex reads and validates an index file.
 func ParseIndex(file string, data []byte) (*Index, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, &LintError{File: file, Msg: "not valid YAML: " + err.Error()}
+	doc, err := document(file, data)
+	if err != nil {
+		return nil, err
 	}
-	if len(root.Content) == 0 {
-		return nil, &LintError{File: file, Msg: "empty file"}
-	}
-	doc := root.Content[0]
 	if err := checkKeys(file, doc, "apiVersion", "kind", "operator", "source", "releases", "webhooks"); err != nil {
 		return nil, err
 	}
