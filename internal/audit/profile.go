@@ -199,6 +199,9 @@ type History struct {
 type releaseDefaults struct {
 	version string
 	defs    *Defaults
+	// unknown: the release's webhook defaults were not learned, so a
+	// field it lacks may still be one of its admission defaults.
+	unknown bool
 }
 
 // NewHistory reads releases and profiles from st on first use.
@@ -214,13 +217,16 @@ func (h *History) releases(op string) []releaseDefaults {
 	rels, err := h.st.Releases(op)
 	profs, perr := h.st.Profiles(op)
 	if err == nil && perr == nil {
-		byVersion := map[string]*Defaults{}
+		byVersion := map[string]*operators.Profile{}
+		defs := map[string]*Defaults{}
 		for _, p := range profs {
-			byVersion[p.Version] = NewDefaults([]*operators.Resolution{{Operator: op, Requested: p.Version, Profile: p}})
+			byVersion[p.Version] = p
+			defs[p.Version] = NewDefaults([]*operators.Resolution{{Operator: op, Requested: p.Version, Profile: p}})
 		}
 		for _, r := range rels {
-			if d := byVersion[r.Profile]; d != nil {
-				out = append(out, releaseDefaults{version: r.Version, defs: d})
+			if d := defs[r.Profile]; d != nil {
+				state, _ := h.st.WebhookDefaults(&operators.Resolution{Operator: op, Requested: r.Version, Profile: byVersion[r.Profile]})
+				out = append(out, releaseDefaults{version: r.Version, defs: d, unknown: state == operators.WebhookUnknown})
 			}
 		}
 	}
@@ -241,14 +247,26 @@ func (d *Defaults) history(apiVersion, kind string, p tree.Path) string {
 			if _, _, ok := rels[i].defs.Match(apiVersion, kind, p); !ok {
 				continue
 			}
-			j := i
-			for j+1 < len(rels) {
-				if _, _, ok := rels[j+1].defs.Match(apiVersion, kind, p); !ok {
+			// A release whose webhook defaults are unknown does not end a
+			// range: it may well have the default too.
+			j, unknown := i, false
+			for k := i + 1; k < len(rels); k++ {
+				if _, _, ok := rels[k].defs.Match(apiVersion, kind, p); ok {
+					j = k
+					continue
+				}
+				if !rels[k].unknown {
 					break
 				}
-				j++
 			}
-			ranges = append(ranges, releaseRange(rels, i, j))
+			for k := i; k <= j; k++ {
+				unknown = unknown || rels[k].unknown
+			}
+			r := releaseRange(rels, i, j)
+			if unknown {
+				r += " (where its webhook defaults are known)"
+			}
+			ranges = append(ranges, r)
 			i = j
 		}
 	}
