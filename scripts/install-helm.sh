@@ -1,10 +1,10 @@
 #!/bin/sh
 # Installs the Helm 4 CLI (the version the render package links) into ./bin,
-# so that internal/render's comparison test can run `helm template` against
-# the in-process renderer. bin/ is git-ignored.
+# for the benchmarks that time `helm template` as a process (scripts/bench.sh,
+# BenchmarkHelmTemplateCLI). bin/ is git-ignored.
 #
-#   scripts/install-helm.sh          # then: go test ./internal/render/...
-#   HELM_BIN=/path/to/helm go test ./internal/render/...   # use another binary
+#   scripts/install-helm.sh          # then: go test -bench HelmTemplateCLI ./internal/render/
+#   HELM_BIN=/path/to/helm go test -bench HelmTemplateCLI ./internal/render/   # another binary
 set -eu
 cd "$(dirname "$0")/.."
 version="${HELM_VERSION:-v4.3.1}"

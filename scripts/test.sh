@@ -27,12 +27,6 @@ step() {
   cpu
   echo "-- $name: $((SECONDS - t0)) s wall, $((CPU - c0)) CPU-s (${SECONDS} s since the start)"
 }
-if [ -x scripts/install-helm.sh ]; then
-  # Helm 4's own CLI, to compare 'render' with 'helm template'.
-  helm_cli() { ./scripts/install-helm.sh >/dev/null; }
-  step "helm CLI" helm_cli
-  export HELM_BIN="$PWD/bin/helm"
-fi
 # go.mod and go.sum are exactly what 'go mod tidy' writes (direct requirements
 # marked direct, nothing missing or stale), here and in the e2e modules.
 tidy() { (cd "$1" && GOTOOLCHAIN="${2:-${GOTOOLCHAIN:-auto}}" go mod tidy -diff) || { echo "$1: go.mod/go.sum are not tidy: run 'go mod tidy' there" >&2; exit 1; }; }

@@ -2,16 +2,26 @@ package render
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"helm.sh/helm/v4/pkg/action"
+	helmchart "helm.sh/helm/v4/pkg/chart"
+	"helm.sh/helm/v4/pkg/chart/common"
+	"helm.sh/helm/v4/pkg/chart/loader"
+	"helm.sh/helm/v4/pkg/cli/values"
+	"helm.sh/helm/v4/pkg/getter"
+	release "helm.sh/helm/v4/pkg/release/v1"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/settings"
@@ -248,79 +258,91 @@ func TestHelmSchemaReferences(t *testing.T) {
 	renderErr(t, Options{Dir: tmp, RepoRoot: tmp, Helm: settings.Helm{ReleaseName: "r"}}, "/etc/passwd", "outside the repository root")
 }
 
-// helmBinary finds a Helm 4 CLI: $HELM_BIN, then bin/helm at the module root
-// (scripts/install-helm.sh puts it there), then helm on PATH.
-func helmBinary(t *testing.T) string {
+// helmTemplateSDK renders opt the way `helm template --include-crds` does
+// (Helm 4's pkg/cmd/template.go), in process with Helm's own install action:
+// a client-only dry run that replaces any release of the name, with the
+// values merged as the CLI merges --values (then the inline values as one more
+// file), --set-json, --set, --set-string and --set-file, as Argo CD passes them.
+func helmTemplateSDK(t *testing.T, opt Options) ([]manifest.Object, error) {
 	t.Helper()
-	var candidates []string
-	if b := os.Getenv("HELM_BIN"); b != "" {
-		candidates = append(candidates, b)
-	}
-	if abs, err := filepath.Abs("../../bin/helm"); err == nil {
-		candidates = append(candidates, abs)
-	}
-	if p, err := exec.LookPath("helm"); err == nil {
-		candidates = append(candidates, p)
-	}
-	for _, c := range candidates {
-		out, err := exec.Command(c, "version", "--short").Output()
-		if err == nil && strings.HasPrefix(strings.TrimSpace(string(out)), "v4.") {
-			return c
-		}
-	}
-	t.Skip("no Helm 4 binary found (tried $HELM_BIN, bin/helm, helm on PATH); run scripts/install-helm.sh to compare with `helm template`")
-	return ""
-}
-
-// helmTemplateCLI runs `helm template` with the same inputs as opt, the way
-// Argo CD calls it (--include-crds, values files, then inline values as one
-// more values file, --set, --set-string).
-func helmTemplateCLI(t *testing.T, bin string, opt Options) ([]manifest.Object, error) {
-	t.Helper()
-	home := t.TempDir()
-	args := []string{"template", opt.ReleaseName, opt.Dir, "--include-crds"}
-	if opt.Namespace != "" {
-		args = append(args, "--namespace", opt.Namespace)
-	}
+	cfg := action.NewConfiguration()
+	cfg.SetLogger(slog.DiscardHandler)
+	client := action.NewInstall(cfg)
+	client.DryRunStrategy = action.DryRunClient
+	client.Replace = true
+	client.IncludeCRDs = true
+	client.Timeout = 300 * time.Second
+	client.ReleaseName = opt.ReleaseName
+	client.Namespace = cmp.Or(opt.Namespace, "default")
 	if opt.KubeVersion != "" {
-		args = append(args, "--kube-version", opt.KubeVersion)
+		kv, err := common.ParseKubeVersion(opt.KubeVersion)
+		if err != nil {
+			return nil, fmt.Errorf("invalid kube version '%s': %w", opt.KubeVersion, err)
+		}
+		client.KubeVersion = kv
 	}
-	for _, a := range opt.APIVersions {
-		args = append(args, "--api-versions", a)
+	client.APIVersions = common.VersionSet(opt.APIVersions)
+	client.SkipSchemaValidation = opt.SkipSchemaValidation
+
+	valueOpts := values.Options{Values: opt.Set, StringValues: opt.SetString, JSONValues: opt.SetJSON}
+	for _, kv := range opt.SetFile {
+		if k, f, ok := strings.Cut(kv, "="); ok && !filepath.IsAbs(f) {
+			kv = k + "=" + filepath.Join(opt.Dir, f)
+		}
+		valueOpts.FileValues = append(valueOpts.FileValues, kv)
 	}
 	for _, f := range opt.ValuesFiles {
-		args = append(args, "--values", f)
+		// The CLI runs in the chart directory: relative values files are read from there.
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(opt.Dir, f)
+		}
+		valueOpts.ValueFiles = append(valueOpts.ValueFiles, f)
 	}
 	if opt.Values != "" {
-		p := filepath.Join(home, "inline-values.yaml")
+		p := filepath.Join(t.TempDir(), "inline-values.yaml")
 		must(t, os.WriteFile(p, []byte(opt.Values), 0o644))
-		args = append(args, "--values", p)
+		valueOpts.ValueFiles = append(valueOpts.ValueFiles, p)
 	}
-	for _, s := range opt.Set {
-		args = append(args, "--set", s)
-	}
-	for _, s := range opt.SetString {
-		args = append(args, "--set-string", s)
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = opt.Dir
-	cmd.Env = append(os.Environ(),
-		"HOME="+home, "KUBECONFIG="+filepath.Join(home, "no-kubeconfig"), "HELM_NAMESPACE=",
-		"HELM_CACHE_HOME="+filepath.Join(home, "cache"), "HELM_CONFIG_HOME="+filepath.Join(home, "config"),
-		"HELM_DATA_HOME="+filepath.Join(home, "data"))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	vals, err := valueOpts.MergeValues(getter.Providers{})
 	if err != nil {
-		return nil, fmt.Errorf("helm %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+		return nil, err
 	}
-	return manifest.Decode("helm template", out)
+	ch, err := loader.Load(opt.Dir)
+	if err != nil {
+		return nil, err
+	}
+	acc, err := helmchart.NewAccessor(ch)
+	if err != nil {
+		return nil, err
+	}
+	if typ := acc.MetadataAsMap()["Type"]; typ != "" && typ != "application" {
+		return nil, fmt.Errorf("%s charts are not installable", typ)
+	}
+	if req := acc.MetaDependencies(); len(req) > 0 {
+		if err := action.CheckDependencies(ch, req); err != nil {
+			return nil, fmt.Errorf("an error occurred while checking for chart dependencies: %w", err)
+		}
+	}
+	r, err := client.RunWithContext(context.Background(), ch, vals)
+	if err != nil {
+		return nil, err
+	}
+	rel, ok := r.(*release.Release)
+	if !ok {
+		return nil, fmt.Errorf("unsupported release type: %T", r)
+	}
+	// The CLI's output: the manifest, then each hook with its source.
+	var out bytes.Buffer
+	fmt.Fprintln(&out, strings.TrimSpace(rel.Manifest))
+	for _, h := range rel.Hooks {
+		fmt.Fprintf(&out, "---\n# Source: %s\n%s\n", h.Path, h.Manifest)
+	}
+	return manifest.Decode("helm template", out.Bytes())
 }
 
 // Render produces the same objects, in the same order, as Helm 4's
 // `helm template --include-crds` with the same inputs.
 func TestHelmMatchesHelmTemplate(t *testing.T) {
-	bin := helmBinary(t)
 	root := testRepo(t)
 	repo, _ := filepath.Abs("../..")
 	withKube := func(o Options) Options { o.KubeVersion = "1.33.2"; return o }
@@ -347,7 +369,7 @@ func TestHelmMatchesHelmTemplate(t *testing.T) {
 	for _, name := range names {
 		opt := cases[name]
 		t.Run(name, func(t *testing.T) {
-			want, err := helmTemplateCLI(t, bin, opt)
+			want, err := helmTemplateSDK(t, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -358,7 +380,7 @@ func TestHelmMatchesHelmTemplate(t *testing.T) {
 	// Failures agree too.
 	t.Run("broken", func(t *testing.T) {
 		opt := Options{Dir: filepath.Join(root, "charts", "broken"), RepoRoot: root, Helm: settings.Helm{ReleaseName: "r", KubeVersion: "1.30"}}
-		_, herr := helmTemplateCLI(t, bin, opt)
+		_, herr := helmTemplateSDK(t, opt)
 		_, err := Render(context.Background(), opt)
 		if herr == nil || err == nil {
 			t.Fatalf("helm error %v, render error %v; want both to fail", herr, err)
