@@ -34,7 +34,7 @@ tidy_all() {
   tidy .
   [ "${E2E:-1}" = 0 ] && return
   for m in test/e2e/apiserver test/e2e/cmp-v2; do tidy "$m"; done
-  tidy test/e2e/cmp-v3 go1.27.3
+  tidy test/e2e go1.27.3
 }
 step "go mod tidy" tidy_all
 step "go vet" go vet ./...
@@ -68,4 +68,12 @@ if [ "${E2E:-1}" = 0 ]; then
   echo "-- e2e: skipped (E2E=0)"
 elif [ -x test/e2e/run.sh ]; then
   step e2e test/e2e/run.sh
+fi
+# The whole run has a budget well inside CI's 90-minute limit: a run past it
+# fails here, so growth shows long before CI times out.
+budget="${TEST_BUDGET_MINUTES:-40}"
+echo "-- total: ${SECONDS} s wall (budget ${budget} minutes)"
+if [ "$SECONDS" -gt $((budget * 60)) ]; then
+  echo "scripts/test.sh: FAIL: the run took $((SECONDS / 60)) minutes, over its ${budget}-minute budget: see the steps' times above" >&2
+  exit 1
 fi

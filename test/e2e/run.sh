@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
 # Runs cmp-defaults inside Argo CD's real CMP server, for both supported Argo CD lines:
-#   test/e2e/cmp-v2  Argo CD v2.14.21, with this machine's Go (go.mod: go 1.26)
-#   test/e2e/cmp-v3  Argo CD v3.6.1, which needs Go 1.27: GOTOOLCHAIN=go1.27.3 for that module only
+#   test/e2e/cmp-v2  Argo CD v2.14.21, with this machine's Go: a module of its own
+#   test/e2e/cmp-v3  Argo CD v3.6.1, which needs Go 1.27: GOTOOLCHAIN=go1.27.3
 # then against a real kube-apiserver:
-#   test/e2e/apiserver   Kubernetes 1.34 and gitops-engine's diff, with this machine's Go
+#   test/e2e/apiserver   Kubernetes 1.34 and gitops-engine's diff, with this machine's Go: a module of its own
 #   test/e2e/controller  Argo CD v3.6.1's application controller and repo-server on Kubernetes 1.37
-#                        (GOTOOLCHAIN=go1.27.3, like cmp-v3)
+#                        (GOTOOLCHAIN=go1.27.3)
+# cmp-v3 and controller are packages of one module, test/e2e (one module graph,
+# compiled once); cmp-v2 and apiserver pin other Kubernetes releases and keep their own.
 #
-# The modules run in two lanes at once, one module after the other within a lane:
+# The suites run in two lanes at once, one suite after the other within a lane:
 #   machine Go: cmp-v2, then apiserver      go1.27.3: cmp-v3, then controller
 # A suite spends much of its time starting servers and waiting for them, time the other
-# lane's compiler uses: on a cold 2-core machine that saves minutes. Each module's output
-# is printed when both lanes are done. E2E_SERIAL=1 runs one module at a time instead,
-# printing each module's output when it ends.
+# lane's compiler uses: on a cold 2-core machine that saves minutes. Each suite's output
+# is printed when both lanes are done. E2E_SERIAL=1 runs one suite at a time instead,
+# printing each suite's output when it ends.
 #
 # The cmp-defaults binary is built once, like the image builds it (scripts/image), and shared by
-# all modules through CMP_DEFAULTS_BIN. Extra arguments go to `go test` (e.g. -run TestGenerate -v).
+# all suites through CMP_DEFAULTS_BIN. Extra arguments go to `go test` (e.g. -run TestGenerate -v).
 # Exits non-zero if the build or any test fails; prints go test's summary lines.
 set -uo pipefail
 
@@ -35,31 +37,35 @@ fi
 echo "   built in $((SECONDS - start))s, $(stat -c %s "$tmp/cmp-defaults") bytes"
 export CMP_DEFAULTS_BIN="$tmp/cmp-defaults"
 
-# toolchain_of name: the GOTOOLCHAIN a module runs with ("" for this machine's Go).
+suites=(cmp-v2 cmp-v3 apiserver controller)
+# toolchain_of name: the GOTOOLCHAIN a suite runs with ("" for this machine's Go).
 toolchain_of() { case "$1" in cmp-v3 | controller) echo "$v3_toolchain" ;; *) echo "" ;; esac; }
+# where_of name: the module directory a suite's go test runs in, then its packages.
+where_of() { case "$1" in cmp-v3 | controller) echo ". ./$1/" ;; *) echo "$1 ./..." ;; esac; }
 header() { local tc; tc="$(toolchain_of "$1")"; echo "== $1 (GOTOOLCHAIN=${tc:-${GOTOOLCHAIN:-default}})"; }
 
-# run_module name go-test-args...: go test in one module. Its output goes to
+# run_module name go-test-args...: go test of one suite. Its output goes to
 # $tmp/name.log, its exit code and seconds to $tmp/name.rc. The apiserver suite
 # builds CloudNativePG's and Knative's webhooks; the controller suite starts the whole
 # of Argo CD's control plane and waits for real syncs: each gets 30 minutes, more than
 # go test's default 10 on a loaded 2-core machine.
 run_module() {
-	local name="$1" toolchain log="$tmp/$1.log" t0=$SECONDS rc timeout=()
+	local name="$1" toolchain log="$tmp/$1.log" t0=$SECONDS rc timeout=() dir pkgs
 	toolchain="$(toolchain_of "$name")"
+	read -r dir pkgs < <(where_of "$name")
 	case "$name" in apiserver | controller) timeout=(-timeout=30m) ;; esac
 	shift
 	(
-		cd "$here/$name" || exit 1
+		cd "$here/$dir" || exit 1
 		if [ -n "$toolchain" ]; then export GOTOOLCHAIN="$toolchain"; fi
-		go test -count=1 "${timeout[@]}" "$@" ./... 2>&1
+		go test -count=1 "${timeout[@]}" "$@" "$pkgs" 2>&1
 	) >"$log"
 	rc=$?
 	echo "$rc $((SECONDS - t0))" >"$tmp/$name.rc"
 }
 
 if [ -n "${E2E_SERIAL:-}" ]; then
-	for name in cmp-v2 cmp-v3 apiserver controller; do
+	for name in "${suites[@]}"; do
 		header "$name"
 		run_module "$name" "$@"
 		cat "$tmp/$name.log"
@@ -69,7 +75,7 @@ else
 	(run_module cmp-v2 "$@"; run_module apiserver "$@") &
 	(run_module cmp-v3 "$@"; run_module controller "$@") &
 	wait
-	for name in cmp-v2 cmp-v3 apiserver controller; do
+	for name in "${suites[@]}"; do
 		[ -f "$tmp/$name.log" ] || continue
 		header "$name"
 		cat "$tmp/$name.log"
@@ -78,7 +84,7 @@ fi
 
 status=0
 summary=()
-for name in cmp-v2 cmp-v3 apiserver controller; do
+for name in "${suites[@]}"; do
 	if [ ! -f "$tmp/$name.rc" ]; then
 		summary+=("$name: did not run")
 		status=1

@@ -202,7 +202,7 @@ func argoModuleDir(t tb) string {
 	}
 	dir := filepath.Join(modCache, "github.com", "argoproj", "argo-cd", "v3@"+version)
 	if _, err := os.Stat(filepath.Join(dir, "manifests", "crds")); err != nil {
-		t.Fatalf("Argo CD's manifests: %v (run go mod download in test/e2e/controller)", err)
+		t.Fatalf("Argo CD's manifests: %v (run go mod download in test/e2e)", err)
 	}
 	return dir
 }
