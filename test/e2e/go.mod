@@ -7,6 +7,9 @@ module github.com/cmp-defaults/cmp-defaults/test/e2e
 
 go 1.27.0
 
+// The shared helpers, from this repository.
+replace github.com/cmp-defaults/cmp-defaults/test/e2e/e2ekit => ./e2ekit
+
 // Copied from github.com/argoproj/argo-cd/v3 v3.6.1's go.mod: Argo CD pins these
 // through replace directives, which do not apply to modules that import it.
 replace (
@@ -56,6 +59,7 @@ require (
 	github.com/alicebob/miniredis/v2 v2.39.0
 	github.com/argoproj/argo-cd/gitops-engine/v3 v3.6.1
 	github.com/argoproj/argo-cd/v3 v3.6.1
+	github.com/cmp-defaults/cmp-defaults/test/e2e/e2ekit v0.0.0
 	github.com/grpc-ecosystem/go-grpc-middleware/v2 v2.3.4
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.70.1

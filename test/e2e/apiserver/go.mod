@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/argoproj/gitops-engine v0.7.1-0.20260512161450-ff8d2f5207dc
+	github.com/cmp-defaults/cmp-defaults/test/e2e/e2ekit v0.0.0
 	github.com/go-logr/logr v1.4.3
 	go.etcd.io/etcd/server/v3 v3.6.4
 	k8s.io/api v0.34.2
@@ -195,3 +196,6 @@ replace (
 	k8s.io/sample-cli-plugin => k8s.io/sample-cli-plugin v0.34.2
 	k8s.io/sample-controller => k8s.io/sample-controller v0.34.2
 )
+
+// The shared helpers, from this repository.
+replace github.com/cmp-defaults/cmp-defaults/test/e2e/e2ekit => ../e2ekit

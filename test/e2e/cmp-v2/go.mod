@@ -7,6 +7,7 @@ go 1.26.8
 require (
 	github.com/argoproj/argo-cd/v2 v2.14.21
 	github.com/argoproj/gitops-engine v0.7.1-0.20250521000818-c08b0a72c1f1
+	github.com/cmp-defaults/cmp-defaults/test/e2e/e2ekit v0.0.0
 	github.com/grpc-ecosystem/go-grpc-middleware v1.4.0
 	github.com/sirupsen/logrus v1.9.3
 	google.golang.org/protobuf v1.35.2
@@ -224,3 +225,6 @@ replace (
 	k8s.io/sample-cli-plugin => k8s.io/sample-cli-plugin v0.31.0
 	k8s.io/sample-controller => k8s.io/sample-controller v0.31.0
 )
+
+// The shared helpers, from this repository.
+replace github.com/cmp-defaults/cmp-defaults/test/e2e/e2ekit => ../e2ekit

@@ -22,7 +22,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,6 +39,8 @@ import (
 	repoapi "github.com/argoproj/argo-cd/v2/reposerver/apiclient"
 	"github.com/argoproj/argo-cd/v2/util/app/discovery"
 	"github.com/argoproj/argo-cd/v2/util/cmp"
+
+	"github.com/cmp-defaults/cmp-defaults/test/e2e/e2ekit"
 )
 
 // repoServerTimeout is argocd-repo-server's default exec timeout; the CMP
@@ -77,7 +78,11 @@ func testMain(m *testing.M) (int, error) {
 	}
 	defer os.RemoveAll(tmp)
 
-	bin, err := cmpDefaultsBinary(filepath.Join(tmp, "bin"))
+	var buildLog io.Writer
+	if testing.Verbose() {
+		buildLog = os.Stderr
+	}
+	bin, err := e2ekit.CMPDefaultsBinary(filepath.Join(tmp, "bin"), repoRoot, buildLog)
 	if err != nil {
 		return 0, err
 	}
@@ -122,90 +127,6 @@ func testMain(m *testing.M) (int, error) {
 		fmt.Fprintf(os.Stderr, "argocd-cmp-server %s serving %s (started in %s)\n", argoCDVersion, pluginCfg.Address(), time.Since(start).Round(time.Millisecond))
 	}
 	return m.Run(), nil
-}
-
-// cmpDefaultsBinary returns the cmp-defaults binary under test, as
-// dir/cmp-defaults: $CMP_DEFAULTS_BIN if set (test/e2e/run.sh builds it once
-// for both modules), else built from the repository root like the image does.
-func cmpDefaultsBinary(dir string) (string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	out := filepath.Join(dir, "cmp-defaults")
-	if prebuilt := os.Getenv("CMP_DEFAULTS_BIN"); prebuilt != "" {
-		abs, err := filepath.Abs(prebuilt)
-		if err != nil {
-			return "", err
-		}
-		if _, err := os.Stat(abs); err != nil {
-			return "", fmt.Errorf("CMP_DEFAULTS_BIN: %w", err)
-		}
-		return out, os.Symlink(abs, out)
-	}
-	start := time.Now()
-	env := rootModuleGoEnv()
-	goCmd, err := lookPath("go", env)
-	if err != nil {
-		return "", err
-	}
-	cmd := exec.Command(goCmd, "build", "-trimpath", "-ldflags", "-s -w", "-o", out, "./cmd/cmp-defaults")
-	cmd.Dir = repoRoot
-	cmd.Env = env
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/cmp-defaults: %v\n%s", err, msg)
-	}
-	if testing.Verbose() {
-		gv := exec.Command(goCmd, "version")
-		gv.Env = env
-		v, _ := gv.Output()
-		fmt.Fprintf(os.Stderr, "built cmp-defaults in %s with %s", time.Since(start).Round(time.Second), v)
-	}
-	return out, nil
-}
-
-// rootModuleGoEnv is the environment for building the root module: when this
-// test runs under a switched toolchain (GOTOOLCHAIN=go1.27.3 for Argo CD v3),
-// the root module is built with the toolchain it selects itself, as in
-// .ci/run and the image, not with this module's.
-func rootModuleGoEnv() []string {
-	goroot := os.Getenv("GOROOT")
-	switched := strings.Contains(goroot, "golang.org/toolchain@")
-	var env []string
-	for _, kv := range os.Environ() {
-		k, v, _ := strings.Cut(kv, "=")
-		switch {
-		case k == "CGO_ENABLED":
-			continue
-		case switched && (k == "GOROOT" || k == "GOTOOLCHAIN"):
-			continue
-		case switched && k == "PATH":
-			var keep []string
-			for _, p := range filepath.SplitList(v) {
-				if p != filepath.Join(goroot, "bin") {
-					keep = append(keep, p)
-				}
-			}
-			kv = "PATH=" + strings.Join(keep, string(os.PathListSeparator))
-		}
-		env = append(env, kv)
-	}
-	return append(env, "CGO_ENABLED=0")
-}
-
-// lookPath finds an executable in the PATH of env (exec.LookPath would use
-// this process's PATH, which a switched toolchain has changed).
-func lookPath(name string, env []string) (string, error) {
-	for _, kv := range env {
-		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
-			for _, dir := range filepath.SplitList(p) {
-				f := filepath.Join(dir, name)
-				if fi, err := os.Stat(f); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-					return f, nil
-				}
-			}
-		}
-	}
-	return "", fmt.Errorf("%s not found in PATH", name)
 }
 
 // makeGitRepo assembles the repository the tests send, as repo-server's

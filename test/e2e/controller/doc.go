@@ -47,8 +47,9 @@
 // the plugin and under Server-Side Diff, from the controller's own metrics
 // (argocd_app_reconcile, argocd_app_k8s_request_total).
 //
-// It is a module of its own because Argo CD and Kubernetes pin k8s.io modules
-// through replace directives, and it needs Go 1.27 like Argo CD v3.6:
+// It is a package of the module test/e2e, with cmp-v3: Argo CD v3.6.1 on
+// Kubernetes 1.37, whose k8s.io versions that go.mod pins through replace
+// directives. It needs Go 1.27 like Argo CD v3.6:
 //
 //	cd test/e2e/controller && GOTOOLCHAIN=go1.27.3 go test -count=1 ./...
 //	cd test/e2e/controller && GOTOOLCHAIN=go1.27.3 go test -run '^$' -bench . -benchtime 10x ./...

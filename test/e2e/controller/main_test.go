@@ -13,6 +13,8 @@ import (
 
 	log "github.com/sirupsen/logrus"
 	"k8s.io/klog/v2"
+
+	"github.com/cmp-defaults/cmp-defaults/test/e2e/e2ekit"
 )
 
 // The environment shared by every test, set up once by TestMain: one API
@@ -69,7 +71,7 @@ func testMain(m *testing.M) (code int, err error) {
 	} else {
 		return 0, fmt.Errorf("go env GOMODCACHE GOCACHE: %q", out)
 	}
-	if binary, err = cmpDefaultsBinary(filepath.Join(tmpRoot, "bin")); err != nil {
+	if binary, err = e2ekit.CMPDefaultsBinary(filepath.Join(tmpRoot, "bin"), repoRoot(), nil); err != nil {
 		return 0, err
 	}
 	if err := hermeticEnv(); err != nil {
@@ -87,82 +89,6 @@ func testMain(m *testing.M) (code int, err error) {
 		fmt.Fprintf(os.Stderr, "kube-apiserver %s and Argo CD %s ready in %s\n", cluster.host, argoCDVersion, time.Since(start).Round(time.Millisecond))
 	}
 	return m.Run(), nil
-}
-
-// cmpDefaultsBinary returns the cmp-defaults binary under test as
-// dir/cmp-defaults: $CMP_DEFAULTS_BIN (test/e2e/run.sh builds it once for
-// every module), else built from the repository root like the image does,
-// with the toolchain the root module selects.
-func cmpDefaultsBinary(dir string) (string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	out := filepath.Join(dir, "cmp-defaults")
-	if prebuilt := os.Getenv("CMP_DEFAULTS_BIN"); prebuilt != "" {
-		abs, err := filepath.Abs(prebuilt)
-		if err != nil {
-			return "", err
-		}
-		if _, err := os.Stat(abs); err != nil {
-			return "", fmt.Errorf("CMP_DEFAULTS_BIN: %w", err)
-		}
-		return out, os.Symlink(abs, out)
-	}
-	env := rootModuleGoEnv()
-	goCmd, err := lookPath("go", env)
-	if err != nil {
-		return "", err
-	}
-	cmd := exec.Command(goCmd, "build", "-trimpath", "-ldflags", "-s -w", "-o", out, "./cmd/cmp-defaults")
-	cmd.Dir = repoRoot()
-	cmd.Env = env
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/cmp-defaults: %v\n%s", err, msg)
-	}
-	return out, nil
-}
-
-// rootModuleGoEnv is the environment for building the root module: under a
-// switched toolchain (GOTOOLCHAIN=go1.27.3 for this module) the root module
-// is built with the toolchain it selects itself, as in .ci/run and the image.
-func rootModuleGoEnv() []string {
-	goroot := os.Getenv("GOROOT")
-	switched := strings.Contains(goroot, "golang.org/toolchain@")
-	var env []string
-	for _, kv := range os.Environ() {
-		k, v, _ := strings.Cut(kv, "=")
-		switch {
-		case k == "CGO_ENABLED":
-			continue
-		case switched && (k == "GOROOT" || k == "GOTOOLCHAIN"):
-			continue
-		case switched && k == "PATH":
-			var keep []string
-			for _, p := range filepath.SplitList(v) {
-				if p != filepath.Join(goroot, "bin") {
-					keep = append(keep, p)
-				}
-			}
-			kv = "PATH=" + strings.Join(keep, string(os.PathListSeparator))
-		}
-		env = append(env, kv)
-	}
-	return append(env, "CGO_ENABLED=0")
-}
-
-// lookPath finds an executable in the PATH of env.
-func lookPath(name string, env []string) (string, error) {
-	for _, kv := range env {
-		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
-			for _, dir := range filepath.SplitList(p) {
-				f := filepath.Join(dir, name)
-				if fi, err := os.Stat(f); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-					return f, nil
-				}
-			}
-		}
-	}
-	return "", fmt.Errorf("%s not found in PATH", name)
 }
 
 // repoRoot is the cmp-defaults repository root, three levels up.

@@ -22,6 +22,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/cmp-defaults/cmp-defaults/test/e2e/e2ekit"
 )
 
 // operatorWebhook is an operator's own admission webhook process, built
@@ -39,13 +41,13 @@ type operatorWebhook struct {
 // startOperatorWebhook builds ../webhook-NAME and starts it with env added
 // to its environment; it stops when t ends (it exits when stdin closes).
 // TestMain moved HOME: the build uses the caller's caches, and the module's
-// own toolchain, as rootModuleGoEnv does for the root module.
+// own toolchain, as e2ekit.RootModuleGoEnv does for the root module.
 func startOperatorWebhook(t tb, name string, env ...string) *operatorWebhook {
 	t.Helper()
 	src := filepath.Join("..", "webhook-"+name)
 	bin := filepath.Join(tmpRoot, "bin", "webhook-"+name)
-	goEnv := append(rootModuleGoEnv(), "GOMODCACHE="+modCache, "GOCACHE="+goCache)
-	goCmd, err := lookPath("go", goEnv)
+	goEnv := append(e2ekit.RootModuleGoEnv(), "GOMODCACHE="+modCache, "GOCACHE="+goCache)
+	goCmd, err := e2ekit.LookPath("go", goEnv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,102 @@
+// Package e2ekit holds what the end-to-end suites of test/e2e share whatever
+// Argo CD or Kubernetes release they build: the cmp-defaults binary under
+// test and the environment its go command runs in. It imports the standard
+// library only, so each suite's module keeps its own dependency versions.
+package e2ekit
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// CMPDefaultsBinary returns the cmp-defaults binary under test as
+// dir/cmp-defaults: $CMP_DEFAULTS_BIN if set (test/e2e/run.sh builds it once
+// for every suite), else built from repoRoot like the image does, with the
+// toolchain the root module selects. A build is reported to log when it is
+// not nil.
+func CMPDefaultsBinary(dir, repoRoot string, log io.Writer) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, "cmp-defaults")
+	if prebuilt := os.Getenv("CMP_DEFAULTS_BIN"); prebuilt != "" {
+		abs, err := filepath.Abs(prebuilt)
+		if err != nil {
+			return "", err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return "", fmt.Errorf("CMP_DEFAULTS_BIN: %w", err)
+		}
+		return out, os.Symlink(abs, out)
+	}
+	start := time.Now()
+	env := RootModuleGoEnv()
+	goCmd, err := LookPath("go", env)
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command(goCmd, "build", "-trimpath", "-ldflags", "-s -w", "-o", out, "./cmd/cmp-defaults")
+	cmd.Dir = repoRoot
+	cmd.Env = env
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/cmp-defaults: %v\n%s", err, msg)
+	}
+	if log != nil {
+		gv := exec.Command(goCmd, "version")
+		gv.Env = env
+		v, _ := gv.Output()
+		fmt.Fprintf(log, "built cmp-defaults in %s with %s", time.Since(start).Round(time.Second), v)
+	}
+	return out, nil
+}
+
+// RootModuleGoEnv is the environment for building the root module (or an
+// operator's webhook module): when the test runs under a switched toolchain
+// (GOTOOLCHAIN=go1.27.3 for Argo CD v3), that module is built with the
+// toolchain it selects itself, as in .ci/run and the image, not with the
+// test's.
+func RootModuleGoEnv() []string {
+	goroot := os.Getenv("GOROOT")
+	switched := strings.Contains(goroot, "golang.org/toolchain@")
+	var env []string
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		switch {
+		case k == "CGO_ENABLED":
+			continue
+		case switched && (k == "GOROOT" || k == "GOTOOLCHAIN"):
+			continue
+		case switched && k == "PATH":
+			var keep []string
+			for _, p := range filepath.SplitList(v) {
+				if p != filepath.Join(goroot, "bin") {
+					keep = append(keep, p)
+				}
+			}
+			kv = "PATH=" + strings.Join(keep, string(os.PathListSeparator))
+		}
+		env = append(env, kv)
+	}
+	return append(env, "CGO_ENABLED=0")
+}
+
+// LookPath finds an executable in the PATH of env (exec.LookPath would use
+// this process's PATH, which a switched toolchain has changed).
+func LookPath(name string, env []string) (string, error) {
+	for _, kv := range env {
+		if p, ok := strings.CutPrefix(kv, "PATH="); ok {
+			for _, dir := range filepath.SplitList(p) {
+				f := filepath.Join(dir, name)
+				if fi, err := os.Stat(f); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+					return f, nil
+				}
+			}
+		}
+	}
+	return "", fmt.Errorf("%s not found in PATH", name)
+}
