@@ -155,7 +155,7 @@ func TestParametersAnnouncement(t *testing.T) {
 	}
 	want := map[string]string{
 		"operators": "map", "values-files": "array", "values": "string", "set": "map",
-		"release-name": "string", "namespace": "string", "allow-empty": "string",
+		"release-name": "string", "namespace": "string", "skip-schema-validation": "string", "allow-empty": "string",
 	}
 	for name, ct := range want {
 		i, ok := first[name]
