@@ -35,7 +35,7 @@ func run(t *testing.T, env ...string) (calls, out string) {
 			t.Fatal(err)
 		}
 	}
-	for _, m := range []string{"apiserver", "cmp-v2", "cmp-v3"} {
+	for _, m := range []string{"apiserver", "cmp-v2", "cmp-v3", "e2ekit"} {
 		if err := os.MkdirAll(filepath.Join(tree, "test", "e2e", m), 0o755); err != nil {
 			t.Fatal(err)
 		}
