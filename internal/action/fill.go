@@ -181,7 +181,7 @@ func (d *DiffReleases) Run(ctx context.Context, env *Env) (*Result, error) {
 		if err := helmUnused(&d.Helm, false); err != nil {
 			return nil, err
 		}
-		rep = diff.Profiles(env.store, ra[0], rb[0])
+		rep = diff.Profiles(ra[0], rb[0])
 	} else {
 		// Directories are rendered (plain, Helm, Kustomize) as by fill.
 		var objs []manifest.Object
@@ -192,7 +192,7 @@ func (d *DiffReleases) Run(ctx context.Context, env *Env) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if rep, err = diff.Fill(env.store, ea, eb, ra[0], rb[0], objs); err != nil {
+		if rep, err = diff.Fill(ea, eb, ra[0], rb[0], objs); err != nil {
 			return nil, err
 		}
 	}

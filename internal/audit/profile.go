@@ -225,7 +225,7 @@ func (h *History) releases(op string) []releaseDefaults {
 		}
 		for _, r := range rels {
 			if d := defs[r.Profile]; d != nil {
-				state, _ := h.st.WebhookDefaults(&operators.Resolution{Operator: op, Requested: r.Version, Profile: byVersion[r.Profile]})
+				state, _ := operators.WebhookState(byVersion[r.Profile], r.Mutations)
 				out = append(out, releaseDefaults{version: r.Version, defs: d, unknown: state == operators.WebhookUnknown})
 			}
 		}
@@ -298,14 +298,14 @@ func (d *Defaults) webhook(group, kind string) string {
 
 // unknownWebhook names the selected release whose webhook matches group
 // and kind and writes defaults that were not learned for that release
-// ("" when there is none, or no store to ask).
+// ("" when there is none).
 func (d *Defaults) unknownWebhook(group, kind string) string {
-	if d == nil || d.hist == nil || d.hist.st == nil {
+	if d == nil {
 		return ""
 	}
 	for _, r := range d.res {
 		for _, rs := range r.Profile.Resources {
-			if rs.Group == group && rs.Kind == kind && d.hist.st.UnknownWebhook(r, rs.APIVersion(), rs.Kind) != "" {
+			if rs.Group == group && rs.Kind == kind && r.UnknownWebhook(rs.APIVersion(), rs.Kind) != "" {
 				return r.Operator + "@" + strings.TrimPrefix(r.Requested, "v") + "'s webhook " + rs.Webhook
 			}
 		}

@@ -98,7 +98,7 @@ func webhookDefaults(st *operators.Store, name, version string) string {
 	if err != nil {
 		return operators.WebhookUnknown
 	}
-	state, from := st.WebhookDefaults(res)
+	state, from := res.Webhooks, res.LearnedFrom
 	if from != "" {
 		return state + " from " + from
 	}
@@ -140,10 +140,9 @@ type Shown struct {
 func Show(st *operators.Store, ref string, r *operators.Resolution) *Shown {
 	file, src := st.ProfileFile(r.Operator, r.Profile.Version)
 	sh := &Shown{Ref: ref, Profile: r.Profile, File: file, Source: src, Warning: r.Warning}
-	state, from := st.WebhookDefaults(r)
-	switch state {
+	switch r.Webhooks {
 	case operators.WebhookLearned:
-		sh.Webhooks = "learned from " + from
+		sh.Webhooks = "learned from " + r.LearnedFrom
 	case operators.WebhookUnknown:
 		sh.Webhooks = "unknown: the profile names a mutating webhook whose defaults were not learned for this release, so they are not filled"
 		if n := st.NearestLearned(r); n != nil {

@@ -35,7 +35,7 @@ func SameOperator(a, b string) error {
 // and reports the fields that differ, object by object. A field one
 // release's webhook fills where the other's webhook defaults for the kind
 // were not learned is unknown, not a field that appears or disappears.
-func Fill(st *operators.Store, ea, eb *defaults.Engine, a, b *operators.Resolution, objs []manifest.Object) (*ObjectsReport, error) {
+func Fill(ea, eb *defaults.Engine, a, b *operators.Resolution, objs []manifest.Object) (*ObjectsReport, error) {
 	other := make([]manifest.Object, len(objs))
 	for i, ob := range objs {
 		other[i] = ob
@@ -55,13 +55,13 @@ func Fill(st *operators.Store, ea, eb *defaults.Engine, a, b *operators.Resoluti
 	if err := eb.FillAll(other, mutated(byB)); err != nil {
 		return nil, err
 	}
-	ra, rb := NewRelease(st, a), NewRelease(st, b)
+	ra, rb := NewRelease(a), NewRelease(b)
 	diffs := Objects(objs, other)
 	for i := range diffs {
 		d := &diffs[i]
 		av, _ := objs[d.index].Data["apiVersion"].(string)
 		k, _ := objs[d.index].Data["kind"].(string)
-		ua, ub := st.UnknownWebhook(a, av, k) != "", st.UnknownWebhook(b, av, k) != ""
+		ua, ub := a.UnknownWebhook(av, k) != "", b.UnknownWebhook(av, k) != ""
 		for j := range d.Changes {
 			c := &d.Changes[j]
 			switch {

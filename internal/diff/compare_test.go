@@ -40,7 +40,7 @@ func TestFill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Fill(nil, engine(a), engine(b), a, b, objs)
+	rep, err := Fill(engine(a), engine(b), a, b, objs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestFill(t *testing.T) {
 	if err := rep.WriteJSON(&js); err != nil || !strings.Contains(js.String(), `"total": 2`) {
 		t.Errorf("JSON: %v\n%s", err, js.String())
 	}
-	if d := Profiles(nil, a, a); d.Changed() {
+	if d := Profiles(a, a); d.Changed() {
 		t.Errorf("a release against itself changed: %+v", d)
 	}
 }

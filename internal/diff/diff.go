@@ -38,13 +38,16 @@ type Release struct {
 	WebhookDefaults string `json:"webhookDefaults"`
 }
 
-// NewRelease describes a resolution in st.
-func NewRelease(st *operators.Store, r *operators.Resolution) Release {
+// NewRelease describes a resolution.
+func NewRelease(r *operators.Resolution) Release {
 	out := Release{Operator: r.Operator, Release: r.Requested, Warning: r.Warning}
 	if r.Profile != nil {
 		out.Profile, out.File = r.Profile.Version, r.Profile.File
 	}
-	out.WebhookDefaults, _ = st.WebhookDefaults(r)
+	out.WebhookDefaults = r.Webhooks
+	if out.WebhookDefaults == "" {
+		out.WebhookDefaults = operators.WebhookNone
+	}
 	return out
 }
 
@@ -137,9 +140,9 @@ func resources(p *operators.Profile) (map[string]*operators.Resource, []string) 
 	return m, keys
 }
 
-// Profiles compares the profiles in force for two releases of st.
-func Profiles(st *operators.Store, a, b *operators.Resolution) *ProfileDiff {
-	d := &ProfileDiff{From: NewRelease(st, a), To: NewRelease(st, b), Kinds: []KindChange{}}
+// Profiles compares the profiles in force for two releases.
+func Profiles(a, b *operators.Resolution) *ProfileDiff {
+	d := &ProfileDiff{From: NewRelease(a), To: NewRelease(b), Kinds: []KindChange{}}
 	ra, ka := resources(a.Profile)
 	rb, kb := resources(b.Profile)
 	sorted := slices.Concat(ka, kb)
@@ -192,7 +195,7 @@ func Profiles(st *operators.Store, a, b *operators.Resolution) *ProfileDiff {
 			typ, path := splitKey(k)
 			kc.Rules = append(kc.Rules, RuleChange{Change: tree.Added, Type: typ, Path: path, When: vy.when, To: vy.value})
 		}
-		markUnknown(st, a, b, &kc)
+		markUnknown(a, b, &kc)
 		if len(kc.Rules) > 0 || kc.Change != tree.Changed {
 			d.Kinds = append(d.Kinds, kc)
 		}
@@ -202,9 +205,9 @@ func Profiles(st *operators.Store, a, b *operators.Resolution) *ProfileDiff {
 
 // markUnknown marks the mutations of kc that one release has and the
 // other may have too: its webhook for the kind was not learned.
-func markUnknown(st *operators.Store, a, b *operators.Resolution, kc *KindChange) {
-	ua := st.UnknownWebhook(a, kc.APIVersion, kc.Kind) != ""
-	ub := st.UnknownWebhook(b, kc.APIVersion, kc.Kind) != ""
+func markUnknown(a, b *operators.Resolution, kc *KindChange) {
+	ua := a.UnknownWebhook(kc.APIVersion, kc.Kind) != ""
+	ub := b.UnknownWebhook(kc.APIVersion, kc.Kind) != ""
 	for i := range kc.Rules {
 		r := &kc.Rules[i]
 		if !strings.HasPrefix(r.Type, "mutation") {
@@ -212,9 +215,9 @@ func markUnknown(st *operators.Store, a, b *operators.Resolution, kc *KindChange
 		}
 		switch {
 		case r.Change == tree.Removed && ub:
-			r.Unknown = NewRelease(st, b).String()
+			r.Unknown = NewRelease(b).String()
 		case r.Change == tree.Added && ua:
-			r.Unknown = NewRelease(st, a).String()
+			r.Unknown = NewRelease(a).String()
 		}
 	}
 }

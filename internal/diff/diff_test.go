@@ -54,7 +54,7 @@ func TestProfiles(t *testing.T) {
     defaults:
       - {path: ".spec.b", type: string, value: b}
 `)
-	d := Profiles(nil, a, b)
+	d := Profiles(a, b)
 	var got []string
 	for _, k := range d.Kinds {
 		for _, r := range k.Rules {
@@ -82,7 +82,7 @@ func TestProfiles(t *testing.T) {
 			t.Errorf("text lacks %q:\n%s", s, buf.String())
 		}
 	}
-	if n := Profiles(nil, a, a).Count(); n != 0 {
+	if n := Profiles(a, a).Count(); n != 0 {
 		t.Errorf("same profile: %d changes", n)
 	}
 }
@@ -142,7 +142,7 @@ func TestProfilesMutationForms(t *testing.T) {
       - {path: ".spec.q", value: [{name: d}], when: ".spec.on"}
       - {path: ".spec.q", value: {name: d}, insert: first, key: name, when: ".spec.on"}
 `)
-	d := Profiles(nil, a, b)
+	d := Profiles(a, b)
 	if len(d.Kinds) != 1 || len(d.Kinds[0].Rules) != 1 || d.Kinds[0].Rules[0].Type != "mutation (insert first by name)" || string(d.Kinds[0].Rules[0].Change) != "added" {
 		t.Fatalf("%+v", d.Kinds)
 	}

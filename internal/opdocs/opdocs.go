@@ -72,7 +72,7 @@ func Page(st *operators.Store, op string) ([]byte, error) {
 			continue
 		}
 		prev := profs[i-1]
-		d := diff.Profiles(nil, res(op, prev), res(op, p)) // profiles, not releases: no index to ask
+		d := diff.Profiles(res(op, prev), res(op, p))
 		if len(d.Kinds) == 0 {
 			fmt.Fprintf(&b, "Same fields as %s.\n", prev.Version)
 			continue

@@ -92,6 +92,10 @@ type Resolution struct {
 	Requested string   // canonical requested version
 	Profile   *Profile // the profile in force
 	Warning   string   // set when the release was not checked
+	// Webhooks is what is known of the release's webhook defaults
+	// (WebhookLearned, WebhookNone, WebhookUnknown; "" reads as none),
+	// LearnedFrom where they were learned.
+	Webhooks, LearnedFrom string
 }
 
 // Ref is "operator@version" as written on the command line.
@@ -177,6 +181,13 @@ func (s *Store) Resolve(name, version string, strict bool) (*Resolution, error) 
 		return nil, err
 	}
 	res.Profile = p
+	var mutations string // the index's word on the newest checked release at or below v
+	for _, c := range rel {
+		if CompareVersions(c, v) <= 0 {
+			mutations = o.releases[c].Mutations
+		}
+	}
+	res.Webhooks, res.LearnedFrom = WebhookState(p, mutations)
 	return res, nil
 }
 

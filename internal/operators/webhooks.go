@@ -18,67 +18,36 @@ const (
 	WebhookUnknown = "unknown"
 )
 
-// WebhookDefaults says what is known of the webhook defaults of r's
-// release: learned (from names where from), none or unknown.
-func (s *Store) WebhookDefaults(r *Resolution) (state, from string) {
-	if r == nil || r.Profile == nil {
-		return WebhookNone, ""
+// WebhookState says what is known of the webhook defaults of a release
+// whose profile is p and whose index entry says mutations ("learned from
+// MODULE@VERSION" or "none learned"): learned (from names where from),
+// none or unknown.
+func WebhookState(p *Profile, mutations string) (state, from string) {
+	from, learned := strings.CutPrefix(mutations, "learned from ")
+	if !learned {
+		from = ""
 	}
 	hooked := false
-	for _, rs := range r.Profile.Resources {
+	for _, rs := range p.Resources {
 		if len(rs.Mutations) > 0 {
-			return WebhookLearned, s.learnedFrom(r)
+			return WebhookLearned, from
 		}
 		hooked = hooked || rs.Webhook != ""
 	}
-	if !hooked || s == nil { // without an index nothing says what was learned
+	switch {
+	case !hooked:
 		return WebhookNone, ""
-	}
-	if from := s.learnedFrom(r); from != "" {
+	case learned:
 		return WebhookLearned, from
 	}
 	return WebhookUnknown, ""
 }
 
-// learnedFrom is where the index says the mutations of r's release were
-// learned from, "" when it says none were.
-func (s *Store) learnedFrom(r *Resolution) string {
-	if s == nil {
-		return ""
-	}
-	rel, ok := s.indexRelease(r.Operator, r.Requested)
-	if !ok {
-		return ""
-	}
-	from, ok := strings.CutPrefix(rel.Mutations, "learned from ")
-	if !ok {
-		return ""
-	}
-	return from
-}
-
-// indexRelease is the newest checked release of operator at or below
-// version, as the index records it.
-func (s *Store) indexRelease(operator, version string) (Release, bool) {
-	rels, err := s.Releases(operator)
-	if err != nil {
-		return Release{}, false
-	}
-	var out Release
-	found := false
-	for _, rel := range rels {
-		if CompareVersions(rel.Version, version) <= 0 {
-			out, found = rel, true
-		}
-	}
-	return out, found
-}
-
 // UnknownWebhook names the webhook of r's release that matches apiVersion
 // and kind when what it writes is not known (WebhookUnknown); "" when it
 // is known or there is none.
-func (s *Store) UnknownWebhook(r *Resolution, apiVersion, kind string) string {
-	if state, _ := s.WebhookDefaults(r); state != WebhookUnknown {
+func (r *Resolution) UnknownWebhook(apiVersion, kind string) string {
+	if r == nil || r.Webhooks != WebhookUnknown {
 		return ""
 	}
 	for _, rs := range r.Profile.Resources {
@@ -133,7 +102,7 @@ func abs(n int) int {
 // webhook of r's release writes defaults that are not known, which
 // release nearest to it has them, and which fields will drift.
 func (s *Store) UnknownWebhookMessage(r *Resolution, apiVersion, kind string) string {
-	hook := s.UnknownWebhook(r, apiVersion, kind)
+	hook := r.UnknownWebhook(apiVersion, kind)
 	if hook == "" {
 		return ""
 	}
