@@ -65,7 +65,9 @@ type Releases struct {
 	Operator string
 	Releases []operators.Release
 	Files    []string // the profile file of each release
-	Webhooks []string // what is known of each release's webhook defaults (webhookDefaults)
+	// Webhooks is what is known of each release's webhook defaults
+	// (operators.WebhookState), LearnedFrom where they were learned.
+	Webhooks, LearnedFrom []string
 }
 
 // releaseJSON is a release as -o json lists it.
@@ -82,34 +84,31 @@ func ReleasesOf(st *operators.Store, name string) (*Releases, error) {
 	if err != nil {
 		return nil, err
 	}
+	profs, err := st.Profiles(name)
+	if err != nil {
+		return nil, err
+	}
+	byVersion := map[string]*operators.Profile{}
+	for _, p := range profs {
+		byVersion[p.Version] = p
+	}
 	r := &Releases{Operator: name, Releases: rels}
 	for _, rel := range rels {
 		f, _ := st.ProfileFile(name, rel.Profile)
-		r.Files = append(r.Files, f)
-		r.Webhooks = append(r.Webhooks, webhookDefaults(st, name, rel.Version))
+		state, from := operators.WebhookUnknown, ""
+		if p := byVersion[rel.Profile]; p != nil {
+			state, from = operators.WebhookState(p, rel.Mutations)
+		}
+		r.Files, r.Webhooks, r.LearnedFrom = append(r.Files, f), append(r.Webhooks, state), append(r.LearnedFrom, from)
 	}
 	return r, nil
-}
-
-// webhookDefaults says what is known of the webhook defaults of a release:
-// learned (from where), none or unknown.
-func webhookDefaults(st *operators.Store, name, version string) string {
-	res, err := st.Resolve(name, version, false)
-	if err != nil {
-		return operators.WebhookUnknown
-	}
-	state, from := res.Webhooks, res.LearnedFrom
-	if from != "" {
-		return state + " from " + from
-	}
-	return state
 }
 
 // WriteJSON prints the releases as a JSON array.
 func (r *Releases) WriteJSON(w io.Writer) error {
 	out := make([]releaseJSON, len(r.Releases))
 	for i, rel := range r.Releases {
-		out[i] = releaseJSON{Release: rel, WebhookDefaults: strings.Fields(r.Webhooks[i])[0]}
+		out[i] = releaseJSON{Release: rel, WebhookDefaults: r.Webhooks[i]}
 	}
 	return report.WriteJSON(w, out)
 }
@@ -119,7 +118,11 @@ func (r *Releases) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RELEASE\tDATE\tPROFILE\tFILE\tWEBHOOK DEFAULTS")
 	for i, rel := range r.Releases {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", rel.Version, rel.Date, rel.Profile, r.Files[i], r.Webhooks[i])
+		hooks := r.Webhooks[i]
+		if r.LearnedFrom[i] != "" {
+			hooks += " from " + r.LearnedFrom[i]
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", rel.Version, rel.Date, rel.Profile, r.Files[i], hooks)
 	}
 	return tw.Flush()
 }
