@@ -37,24 +37,31 @@ tidy_all() {
   tidy test/e2e go1.27.3
 }
 step "go mod tidy" tidy_all
-step "go vet" go vet ./...
+# vet, staticcheck and go test build as the image does (CGO_ENABLED=0 -trimpath),
+# so the image's linux/amd64 build and e2e's cmp-defaults binary reuse their
+# compiled packages instead of compiling the module's dependencies again.
+root_go() { CGO_ENABLED=0 GOFLAGS="$(go env GOFLAGS) -trimpath" "$@"; }
+step "go vet" root_go go vet ./...
 # staticcheck, pinned, fetched through the Go module proxy (its own module graph,
 # nothing added to go.mod); default checks.
-step staticcheck go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+step staticcheck root_go go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 # The GitHub workflows (release), checked by actionlint, pinned, from the module proxy.
 step actionlint go run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
-# Includes go test ./scripts/image: builds the image twice (linux/amd64 and linux/arm64).
-# With a cold build cache those two -trimpath cross-builds compile every
-# dependency twice: past go test's default 10 minutes on a busy 2-core machine.
-step "go test" go test -count=1 -timeout 30m ./...
-# Parallel runs in one process must not share mutable state.
-step "race" go test -count=1 -race -run 'TestConcurrentRenders' ./cmd/cmp-defaults
+# Includes go test ./scripts/image: builds the image twice (linux/amd64 and linux/arm64);
+# the arm64 build compiles every dependency once more: past go test's default
+# 10 minutes on a busy cold 2-core machine.
+step "go test" root_go go test -count=1 -timeout 30m ./...
 # Each fuzz target for a short while (seed corpora in testdata/fuzz run in every 'go test'),
 # with Go 1.27.3 (already fetched for the e2e modules): Go 1.26's fuzzing coordinator can
 # report its own -fuzztime deadline as a failure, "context deadline exceeded" with no
 # failing input (golang/go#75804, fixed in Go 1.27; seen here on a cold run).
-fuzz() { GOTOOLCHAIN="${FUZZ_TOOLCHAIN:-go1.27.3}" go test -run XXX -fuzz "^$1\$" -fuzztime "${FUZZTIME:-5s}" "$2"; }
+# Fuzzing instruments every package it builds, and so does -race: both at once
+# make one instrumented build of the dependencies instead of two. The race run
+# is TestConcurrentRenders (parallel runs in one process must not share mutable
+# state), run before cmd/cmp-defaults' fuzz target on the same build.
+fuzz() { CGO_ENABLED=1 GOTOOLCHAIN="${FUZZ_TOOLCHAIN:-go1.27.3}" go test -race -run "${3:-XXX}" -fuzz "^$1\$" -fuzztime "${FUZZTIME:-5s}" "$2"; }
 fuzz_all() {
+  fuzz FuzzFillStream ./cmd/cmp-defaults '^TestConcurrentRenders$'
   fuzz FuzzDecode ./internal/manifest
   fuzz FuzzFill ./internal/defaults
   fuzz FuzzParseProfile ./internal/operators
@@ -63,7 +70,7 @@ fuzz_all() {
   fuzz FuzzFromEnv ./internal/cmpenv
   fuzz FuzzKustomizePreflight ./internal/render
 }
-step fuzz fuzz_all
+step "race and fuzz" fuzz_all
 if [ "${E2E:-1}" = 0 ]; then
   echo "-- e2e: skipped (E2E=0)"
 elif [ -x test/e2e/run.sh ]; then
