@@ -35,7 +35,7 @@ func run(t *testing.T, env ...string) (calls, out string) {
 			t.Fatal(err)
 		}
 	}
-	for _, m := range []string{"apiserver", "cmp-v2", "cmp-v3", "e2ekit"} {
+	for _, m := range []string{"cmp-v2", "cmp-v3", "e2ekit"} {
 		if err := os.MkdirAll(filepath.Join(tree, "test", "e2e", m), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +69,7 @@ func TestQuickSkipsE2E(t *testing.T) {
 
 func TestFullRunsE2E(t *testing.T) {
 	calls, _ := run(t)
-	if !strings.Contains(calls, "\ne2e\n") || strings.Count(calls, "go mod tidy") != 5 { // the root, apiserver, cmp-v2, e2ekit and test/e2e
+	if !strings.Contains(calls, "\ne2e\n") || strings.Count(calls, "go mod tidy") != 4 { // the root, cmp-v2, e2ekit and test/e2e
 		t.Errorf("without E2E=0 the end-to-end modules did not run:\n%s", calls)
 	}
 }

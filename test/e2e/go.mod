@@ -1,5 +1,6 @@
 // End-to-end tests against Argo CD v3.6.1 and Kubernetes 1.37: Argo CD's CMP
-// server (cmp-v3), its application controller and repo-server (controller).
+// server (cmp-v3), its application controller and repo-server (controller),
+// and a kube-apiserver synced and diffed with gitops-engine (apiserver).
 // Needs Go 1.27 (argo-cd v3.6 does): test/e2e/run.sh sets GOTOOLCHAIN=go1.27.3.
 // cmp-v2 (Argo CD v2.14) and the operators' webhooks (webhook-*) are modules
 // of their own, left out of this one.
@@ -59,7 +60,11 @@ require (
 	github.com/alicebob/miniredis/v2 v2.39.0
 	github.com/argoproj/argo-cd/gitops-engine/v3 v3.6.1
 	github.com/argoproj/argo-cd/v3 v3.6.1
+	// Only its pkg/diff, for the structured-merge diff (ServerSideApply=true
+	// before Argo CD v3.6) that the argo-cd/gitops-engine/v3 diff no longer has.
+	github.com/argoproj/gitops-engine v0.7.1-0.20260512161450-ff8d2f5207dc
 	github.com/cmp-defaults/cmp-defaults/test/e2e/e2ekit v0.0.0
+	github.com/go-logr/logr v1.4.4
 	github.com/grpc-ecosystem/go-grpc-middleware/v2 v2.3.4
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.70.1
@@ -72,8 +77,10 @@ require (
 	k8s.io/apiextensions-apiserver v0.37.0
 	k8s.io/apimachinery v0.37.0
 	k8s.io/apiserver v0.37.0
+	k8s.io/cli-runtime v0.37.0
 	k8s.io/client-go v0.37.0
 	k8s.io/klog/v2 v2.140.0
+	k8s.io/kubectl v0.37.0
 	k8s.io/kubernetes v1.37.0
 	sigs.k8s.io/yaml v1.6.0
 )
@@ -133,7 +140,6 @@ require (
 	github.com/go-git/go-billy/v5 v5.9.0 // indirect
 	github.com/go-git/go-git/v5 v5.19.2 // indirect
 	github.com/go-jose/go-jose/v4 v4.1.7 // indirect
-	github.com/go-logr/logr v1.4.4 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-openapi/jsonpointer v1.0.1 // indirect
 	github.com/go-openapi/jsonreference v1.0.2 // indirect
@@ -271,7 +277,6 @@ require (
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 	gopkg.in/yaml.v2 v2.4.0 // indirect
-	k8s.io/cli-runtime v0.37.0 // indirect
 	k8s.io/cloud-provider v0.37.0 // indirect
 	k8s.io/cluster-bootstrap v0.0.0 // indirect
 	k8s.io/component-base v0.37.0 // indirect
@@ -287,7 +292,6 @@ require (
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad // indirect
 	k8s.io/kube-proxy v0.0.0 // indirect
 	k8s.io/kube-scheduler v0.0.0 // indirect
-	k8s.io/kubectl v0.37.0 // indirect
 	k8s.io/kubelet v0.37.0 // indirect
 	k8s.io/metrics v0.37.0 // indirect
 	k8s.io/mount-utils v0.0.0 // indirect

@@ -2,16 +2,17 @@
 # Runs cmp-defaults inside Argo CD's real CMP server, for both supported Argo CD lines:
 #   test/e2e/cmp-v2  Argo CD v2.14.21, with this machine's Go: a module of its own
 #   test/e2e/cmp-v3  Argo CD v3.6.1, which needs Go 1.27: GOTOOLCHAIN=go1.27.3
-# then against a real kube-apiserver:
-#   test/e2e/apiserver   Kubernetes 1.34 and gitops-engine's diff, with this machine's Go: a module of its own
-#   test/e2e/controller  Argo CD v3.6.1's application controller and repo-server on Kubernetes 1.37
-#                        (GOTOOLCHAIN=go1.27.3)
-# cmp-v3 and controller are packages of one module, test/e2e (one module graph,
-# compiled once); cmp-v2 and apiserver pin other Kubernetes releases and keep their own.
+# then against a real kube-apiserver on Kubernetes 1.37 (GOTOOLCHAIN=go1.27.3):
+#   test/e2e/apiserver   gitops-engine's sync and diff in every mode, operators' webhooks
+#   test/e2e/controller  Argo CD v3.6.1's application controller and repo-server
+# cmp-v3, apiserver and controller are packages of one module, test/e2e (one module
+# graph, compiled once); cmp-v2 pins other Kubernetes and Argo CD releases and keeps its own.
 #
 # The suites run in two lanes at once, one suite after the other within a lane:
-#   machine Go: cmp-v2, then apiserver      go1.27.3: cmp-v3, then controller
-# A suite spends much of its time starting servers and waiting for them, time the other
+#   cmp-v2, then controller      cmp-v3, then apiserver
+# The longest suite (controller) follows the shortest (cmp-v2), so the lanes end close
+# together, and the two first suites compile different graphs side by side. A suite
+# spends much of its time starting servers and waiting for them, time the other
 # lane's compiler uses: on a cold 2-core machine that saves minutes. Each suite's output
 # is printed when both lanes are done. E2E_SERIAL=1 runs one suite at a time instead,
 # printing each suite's output when it ends.
@@ -39,9 +40,9 @@ export CMP_DEFAULTS_BIN="$tmp/cmp-defaults"
 
 suites=(cmp-v2 cmp-v3 apiserver controller)
 # toolchain_of name: the GOTOOLCHAIN a suite runs with ("" for this machine's Go).
-toolchain_of() { case "$1" in cmp-v3 | controller) echo "$v3_toolchain" ;; *) echo "" ;; esac; }
+toolchain_of() { case "$1" in cmp-v2) echo "" ;; *) echo "$v3_toolchain" ;; esac; }
 # where_of name: the module directory a suite's go test runs in, then its packages.
-where_of() { case "$1" in cmp-v3 | controller) echo ". ./$1/" ;; *) echo "$1 ./..." ;; esac; }
+where_of() { case "$1" in cmp-v2) echo "$1 ./..." ;; *) echo ". ./$1/" ;; esac; }
 header() { local tc; tc="$(toolchain_of "$1")"; echo "== $1 (GOTOOLCHAIN=${tc:-${GOTOOLCHAIN:-default}})"; }
 
 # run_module name go-test-args...: go test of one suite. Its output goes to
@@ -71,9 +72,9 @@ if [ -n "${E2E_SERIAL:-}" ]; then
 		cat "$tmp/$name.log"
 	done
 else
-	echo "== two lanes: cmp-v2 then apiserver (GOTOOLCHAIN=${GOTOOLCHAIN:-default}), beside cmp-v3 then controller (GOTOOLCHAIN=$v3_toolchain)"
-	(run_module cmp-v2 "$@"; run_module apiserver "$@") &
-	(run_module cmp-v3 "$@"; run_module controller "$@") &
+	echo "== two lanes: cmp-v2 then controller, beside cmp-v3 then apiserver"
+	(run_module cmp-v2 "$@"; run_module controller "$@") &
+	(run_module cmp-v3 "$@"; run_module apiserver "$@") &
 	wait
 	for name in "${suites[@]}"; do
 		[ -f "$tmp/$name.log" ] || continue

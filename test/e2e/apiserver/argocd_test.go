@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/argoproj/argo-cd/gitops-engine/v3/pkg/utils/kube"
+	"github.com/argoproj/argo-cd/gitops-engine/v3/pkg/utils/tracing"
 	"github.com/argoproj/gitops-engine/pkg/diff"
-	"github.com/argoproj/gitops-engine/pkg/utils/kube"
-	"github.com/argoproj/gitops-engine/pkg/utils/tracing"
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -113,18 +113,18 @@ func (a *argo) refresh(t *testing.T) {
 	t.Helper()
 	a.close()
 	a.mapper.Reset()
-	openAPI, parser, err := a.kubectl.LoadOpenAPISchema(a.cfg)
+	_, parser, err := a.kubectl.LoadOpenAPISchema(a.cfg)
 	if err != nil {
 		t.Fatalf("loading OpenAPI schema: %v", err)
 	}
 	a.parser = parser
-	ops, cleanup, err := a.kubectl.ManageResources(a.cfg, openAPI)
+	ops, cleanup, err := a.kubectl.ManageResources(a.cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a.ops = ops
 	a.cleanup = append(a.cleanup, cleanup)
-	dr, cleanup2, err := kube.ManageServerSideDiffDryRuns(a.cfg, openAPI, tracing.NopTracer{}, logr.Discard(), nil)
+	dr, cleanup2, err := a.kubectl.ManageServerSideDiffDryRuns(a.cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,8 @@ func TestProfilesConfigMap(t *testing.T) {
 	mount := func(cm *corev1.ConfigMap) {
 		t.Helper()
 		mode := corev1.ConfigMapVolumeSourceDefaultMode // the API's default for defaultMode
-		payload, err := configmap.MakePayload(nil, cm, &mode, true)
+		// No defaultUser: the sidecar's volume sets none.
+		payload, err := configmap.MakePayload(nil, cm, &mode, nil, true)
 		if err != nil {
 			t.Fatal(err)
 		}

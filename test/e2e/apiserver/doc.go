@@ -1,5 +1,5 @@
 // Package apiserver proves cmp-defaults against the real pieces: a
-// kube-apiserver (k8s.io/kubernetes v1.34, apiextensions included) started in
+// kube-apiserver (k8s.io/kubernetes v1.37, apiextensions included) started in
 // the test process on an embedded etcd, objects synced the way Argo CD syncs
 // them (gitops-engine's in-process kubectl apply, field manager
 // argocd-controller, client-side and server-side apply), and Argo CD's own diff
@@ -63,15 +63,18 @@
 // a plain create keep the null); Server-Side Diff then shows that field with
 // or without cmp-defaults, which follows the API server. The suite pins it.
 //
-// It is a separate module because Kubernetes and Argo CD pin k8s.io modules
-// through replace directives that must stay out of the main module. The
-// cmp-defaults binary under test is built from the repository root (or taken
-// from $CMP_DEFAULTS_BIN) and run as a user would run it. Everything the suite
-// writes lives in one temporary directory, removed at the end.
+// It is a package of the test/e2e module, which shares its Kubernetes 1.37
+// and etcd graph with the controller suite. Syncs and Server-Side Diff's dry
+// runs use argo-cd/gitops-engine/v3's kubectl; diffs use pkg/diff of the
+// older module github.com/argoproj/gitops-engine, which still has the
+// structured-merge diff. The cmp-defaults binary under test is built from
+// the repository root (or taken from $CMP_DEFAULTS_BIN) and run as a user
+// would run it. Everything the suite writes lives in one temporary
+// directory, removed at the end.
 //
 // Run it with:
 //
-//	cd test/e2e/apiserver && go test -count=1 ./...
+//	cd test/e2e && GOTOOLCHAIN=go1.27.3 go test -count=1 -timeout 60m ./apiserver/
 //
 // E2E_LOGS=1 shows the API server's and etcd's logs.
 package apiserver

@@ -52,8 +52,10 @@ func startOperatorWebhookBuild(t *testing.T, name string, flags []string, env ..
 	start := time.Now()
 	src := filepath.Join("..", "webhook-"+name)
 	bin := filepath.Join(t.TempDir(), "webhook-"+name)
-	build := exec.Command("go", append(append([]string{"build"}, flags...), "-o", bin, ".")...)
-	build.Dir = src
+	build, err := goCommand(src, append(append([]string{"build"}, flags...), "-o", bin, ".")...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building %s: %v\n%s", src, err, out)
 	}
@@ -100,8 +102,10 @@ func moduleDir(t *testing.T, name, module string, flags ...string) string {
 			modfile = append(modfile, f)
 		}
 	}
-	list := exec.Command("go", append(append([]string{"list"}, modfile...), "-m", "-f", "{{.Dir}}", module)...)
-	list.Dir = filepath.Join("..", "webhook-"+name)
+	list, err := goCommand(filepath.Join("..", "webhook-"+name), append(append([]string{"list"}, modfile...), "-m", "-f", "{{.Dir}}", module)...)
+	if err != nil {
+		t.Fatal(err)
+	}
 	out, err := list.Output()
 	if err != nil {
 		t.Fatalf("go list -m %s: %v", module, err)

@@ -13,13 +13,29 @@ import (
 	"testing"
 	"time"
 
-	gitopsio "github.com/argoproj/gitops-engine/pkg/utils/io"
+	gitopsio "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/utils/io"
 	"go.etcd.io/etcd/server/v3/embed"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	kubeapiservertesting "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
+
+	"github.com/cmp-defaults/cmp-defaults/test/e2e/e2ekit"
 )
+
+// goCommand is the go command for the root module and the operators'
+// webhook modules: under this module's GOTOOLCHAIN=go1.27.3 each still
+// builds with the toolchain its own go.mod selects (e2ekit.RootModuleGoEnv).
+func goCommand(dir string, args ...string) (*exec.Cmd, error) {
+	env := e2ekit.RootModuleGoEnv()
+	goCmd, err := e2ekit.LookPath("go", env)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(goCmd, args...)
+	cmd.Dir, cmd.Env = dir, env
+	return cmd, nil
+}
 
 // Everything the suite writes lives under one temporary directory, removed
 // at the end: etcd data, API server certificates, kubectl's discovery cache
@@ -50,19 +66,13 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(tmpRoot)
 
-	if binary = os.Getenv("CMP_DEFAULTS_BIN"); binary == "" {
-		binary = filepath.Join(tmpRoot, "bin", "cmp-defaults")
-		start := time.Now()
-		cmd := exec.Command("go", "build", "-o", binary, "./cmd/cmp-defaults")
-		cmd.Dir = repoRoot()
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "building cmp-defaults:", err)
-			return 1
-		}
-		if testing.Verbose() {
-			fmt.Fprintf(os.Stderr, "built cmp-defaults in %s\n", time.Since(start).Round(time.Millisecond))
-		}
+	var buildLog io.Writer
+	if testing.Verbose() {
+		buildLog = os.Stderr
+	}
+	if binary, err = e2ekit.CMPDefaultsBinary(filepath.Join(tmpRoot, "bin"), repoRoot(), buildLog); err != nil {
+		fmt.Fprintln(os.Stderr, "building cmp-defaults:", err)
+		return 1
 	}
 
 	// Keep temporary files of the API server, kubectl and gitops-engine

@@ -1,5 +1,5 @@
-// Helpers shared by the end-to-end modules (test/e2e, test/e2e/cmp-v2,
-// test/e2e/apiserver), each of which requires it through a replace directive.
+// Helpers shared by the end-to-end modules (test/e2e, test/e2e/cmp-v2), each
+// of which requires it through a replace directive.
 // Its requirements are older than any of theirs, so it changes no version in
 // their module graphs.
 module github.com/cmp-defaults/cmp-defaults/test/e2e/e2ekit
