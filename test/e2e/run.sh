@@ -8,14 +8,12 @@
 # cmp-v3, apiserver and controller are packages of one module, test/e2e (one module
 # graph, compiled once); cmp-v2 pins other Kubernetes and Argo CD releases and keeps its own.
 #
-# The suites run in two lanes at once, one suite after the other within a lane:
-#   cmp-v2, then controller      cmp-v3, then apiserver
-# The longest suite (controller) follows the shortest (cmp-v2), so the lanes end close
-# together, and the two first suites compile different graphs side by side. A suite
-# spends much of its time starting servers and waiting for them, time the other
-# lane's compiler uses: on a cold 2-core machine that saves minutes. Each suite's output
-# is printed when both lanes are done. E2E_SERIAL=1 runs one suite at a time instead,
-# printing each suite's output when it ends.
+# Two go test runs at once: cmp-v2 (its own graph), beside one go test of the three
+# packages of test/e2e, so the go command compiles their shared graph once (two runs
+# of the same module side by side compile the same Kubernetes packages twice) and
+# runs each test binary as soon as it is linked. Each run's output is printed when
+# both are done. E2E_SERIAL=1 runs one after the other instead, printing each run's
+# output when it ends.
 #
 # The cmp-defaults binary is built once, like the image builds it (scripts/image), and shared by
 # all suites through CMP_DEFAULTS_BIN. Extra arguments go to `go test` (e.g. -run TestGenerate -v).
@@ -38,14 +36,14 @@ fi
 echo "   built in $((SECONDS - start))s, $(stat -c %s "$tmp/cmp-defaults") bytes"
 export CMP_DEFAULTS_BIN="$tmp/cmp-defaults"
 
-suites=(cmp-v2 cmp-v3 apiserver controller)
+suites=(cmp-v2 v3)
 # toolchain_of name: the GOTOOLCHAIN a suite runs with ("" for this machine's Go).
 toolchain_of() { case "$1" in cmp-v2) echo "" ;; *) echo "$v3_toolchain" ;; esac; }
 # where_of name: the module directory a suite's go test runs in, then its packages.
-where_of() { case "$1" in cmp-v2) echo "$1 ./..." ;; *) echo ". ./$1/" ;; esac; }
+where_of() { case "$1" in cmp-v2) echo "$1 ./..." ;; *) echo ". ./cmp-v3/ ./apiserver/ ./controller/" ;; esac; }
 header() { local tc; tc="$(toolchain_of "$1")"; echo "== $1 (GOTOOLCHAIN=${tc:-${GOTOOLCHAIN:-default}})"; }
 
-# run_module name go-test-args...: go test of one suite. Its output goes to
+# run_module name go-test-args...: one go test run (cmp-v2, or v3: the packages of test/e2e). Its output goes to
 # $tmp/name.log, its exit code and seconds to $tmp/name.rc. The apiserver suite
 # builds CloudNativePG's and Knative's webhooks; the controller suite starts the whole
 # of Argo CD's control plane and waits for real syncs: each gets 30 minutes, more than
@@ -54,12 +52,13 @@ run_module() {
 	local name="$1" toolchain log="$tmp/$1.log" t0=$SECONDS rc timeout=() dir pkgs
 	toolchain="$(toolchain_of "$name")"
 	read -r dir pkgs < <(where_of "$name")
-	case "$name" in apiserver | controller) timeout=(-timeout=30m) ;; esac
+	case "$name" in v3) timeout=(-timeout=30m) ;; esac
 	shift
 	(
 		cd "$here/$dir" || exit 1
 		if [ -n "$toolchain" ]; then export GOTOOLCHAIN="$toolchain"; fi
-		go test -count=1 "${timeout[@]}" "$@" "$pkgs" 2>&1
+		# shellcheck disable=SC2086 # pkgs is a list of package patterns
+		go test -count=1 "${timeout[@]}" "$@" $pkgs 2>&1
 	) >"$log"
 	rc=$?
 	echo "$rc $((SECONDS - t0))" >"$tmp/$name.rc"
@@ -72,9 +71,9 @@ if [ -n "${E2E_SERIAL:-}" ]; then
 		cat "$tmp/$name.log"
 	done
 else
-	echo "== two lanes: cmp-v2 then controller, beside cmp-v3 then apiserver"
-	(run_module cmp-v2 "$@"; run_module controller "$@") &
-	(run_module cmp-v3 "$@"; run_module apiserver "$@") &
+	echo "== at once: cmp-v2, beside cmp-v3, apiserver and controller (one go test of test/e2e)"
+	run_module cmp-v2 "$@" &
+	run_module v3 "$@" &
 	wait
 	for name in "${suites[@]}"; do
 		[ -f "$tmp/$name.log" ] || continue
