@@ -17,6 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/cmp-defaults/cmp-defaults/test/e2e/e2ekit"
 )
 
 // operatorWebhook is an operator's own admission webhook, built from its Go
@@ -52,7 +54,7 @@ func startOperatorWebhookBuild(t *testing.T, name string, flags []string, env ..
 	start := time.Now()
 	src := filepath.Join("..", "webhook-"+name)
 	bin := filepath.Join(t.TempDir(), "webhook-"+name)
-	build, err := goCommand(src, append(append([]string{"build"}, flags...), "-o", bin, ".")...)
+	build, err := e2ekit.GoCommand(src, append(append([]string{"build"}, flags...), "-o", bin, ".")...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +104,7 @@ func moduleDir(t *testing.T, name, module string, flags ...string) string {
 			modfile = append(modfile, f)
 		}
 	}
-	list, err := goCommand(filepath.Join("..", "webhook-"+name), append(append([]string{"list"}, modfile...), "-m", "-f", "{{.Dir}}", module)...)
+	list, err := e2ekit.GoCommand(filepath.Join("..", "webhook-"+name), append(append([]string{"list"}, modfile...), "-m", "-f", "{{.Dir}}", module)...)
 	if err != nil {
 		t.Fatal(err)
 	}

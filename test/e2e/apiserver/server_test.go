@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -22,20 +21,6 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/test/e2e/e2ekit"
 )
-
-// goCommand is the go command for the root module and the operators'
-// webhook modules: under this module's GOTOOLCHAIN=go1.27.3 each still
-// builds with the toolchain its own go.mod selects (e2ekit.RootModuleGoEnv).
-func goCommand(dir string, args ...string) (*exec.Cmd, error) {
-	env := e2ekit.RootModuleGoEnv()
-	goCmd, err := e2ekit.LookPath("go", env)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(goCmd, args...)
-	cmd.Dir, cmd.Env = dir, env
-	return cmd, nil
-}
 
 // Everything the suite writes lives under one temporary directory, removed
 // at the end: etcd data, API server certificates, kubectl's discovery cache

@@ -35,24 +35,33 @@ func CMPDefaultsBinary(dir, repoRoot string, log io.Writer) (string, error) {
 		return out, os.Symlink(abs, out)
 	}
 	start := time.Now()
-	env := RootModuleGoEnv()
-	goCmd, err := LookPath("go", env)
+	cmd, err := GoCommand(repoRoot, "build", "-trimpath", "-ldflags", "-s -w", "-o", out, "./cmd/cmp-defaults")
 	if err != nil {
 		return "", err
 	}
-	cmd := exec.Command(goCmd, "build", "-trimpath", "-ldflags", "-s -w", "-o", out, "./cmd/cmp-defaults")
-	cmd.Dir = repoRoot
-	cmd.Env = env
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/cmp-defaults: %v\n%s", err, msg)
 	}
 	if log != nil {
-		gv := exec.Command(goCmd, "version")
-		gv.Env = env
+		gv, _ := GoCommand(repoRoot, "version")
 		v, _ := gv.Output()
 		fmt.Fprintf(log, "built cmp-defaults in %s with %s", time.Since(start).Round(time.Second), v)
 	}
 	return out, nil
+}
+
+// GoCommand is the go command run in dir for the root module or an
+// operator's webhook module: under a switched toolchain it still builds with
+// the toolchain that module's go.mod selects (RootModuleGoEnv).
+func GoCommand(dir string, args ...string) (*exec.Cmd, error) {
+	env := RootModuleGoEnv()
+	goCmd, err := LookPath("go", env)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(goCmd, args...)
+	cmd.Dir, cmd.Env = dir, env
+	return cmd, nil
 }
 
 // RootModuleGoEnv is the environment for building the root module (or an
