@@ -82,9 +82,9 @@ func (c *cli) profilesExtract() *cobra.Command {
 		Use:   "extract --operator NAME --version V (CRD.yaml... | --from-cluster [--kubeconfig FILE] [--context C] [--group G])",
 		Short: "Write a profile from CRD files (served versions' schema defaults)",
 		Long: `Extract reads CustomResourceDefinitions (multi-document files; other kinds are ignored)
-and writes a profile with the schema defaults of every served version. Defaults under
-.status are left out: the API server drops status on create when the status subresource
-is on, and status belongs to the controller.
+and writes a profile with the schema defaults of every served version, and the storage
+version's defaults the API server adds when it reads an object of another version back
+(readDefaults). Defaults under .status are left out: status belongs to the controller.
 
 With --from-cluster the CRDs come from a live cluster (the verb list on
 customresourcedefinitions.apiextensions.k8s.io is needed): the profile then describes exactly

@@ -15,7 +15,8 @@ import (
 // kindCheck warns once per apiVersion and kind that a selected release
 // does not serve while other checked releases of the operator do (the API
 // server rejects such objects), or whose webhook writes defaults this
-// release's profile does not know (they will drift). It is the one place
+// release's profile does not know, or that the release stores through a
+// conversion webhook (they may drift). It is the one place
 // that decides about them: a warning, or with strict mode the run's error.
 //
 // Hints, once per API group, name the operators that cover an object's
@@ -58,6 +59,9 @@ func (u *kindCheck) warnings(st *operators.Store, res []*operators.Resolution, o
 				out = append(out, fmt.Sprintf("%s: %s", ob.Where(), msg))
 			}
 			if msg := st.UnknownWebhookMessage(r, av, k); msg != "" {
+				out = append(out, fmt.Sprintf("%s: %s", ob.Where(), msg))
+			}
+			if msg := r.ConversionMessage(av, k); msg != "" {
 				out = append(out, fmt.Sprintf("%s: %s", ob.Where(), msg))
 			}
 		}

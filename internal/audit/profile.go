@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/itchyny/gojq"
@@ -48,7 +49,11 @@ func NewDefaults(res []*operators.Resolution) *Defaults {
 			if rs.Webhook != "" {
 				d.webhooks[rs.Group+" "+rs.Kind] = rs.Webhook + " (" + by.String() + ")"
 			}
-			for _, df := range rs.Defaults {
+			defs := rs.Defaults
+			if rs.FillsOnRead() {
+				defs = slices.Concat(defs, rs.ReadDefaults)
+			}
+			for _, df := range defs {
 				segs, err := tree.ParsePath(df.Path)
 				if err != nil {
 					continue // profiles are validated on load

@@ -103,7 +103,7 @@ func (x *Extracted) WriteTo(dir string) (note string, err error) {
 	}
 	n := 0
 	for _, r := range x.Profile.Resources {
-		n += len(r.Defaults)
+		n += len(r.Defaults) + len(r.ReadDefaults)
 	}
 	return fmt.Sprintf("wrote %s: %d kind version(s), %d default(s), %s\n", target, len(x.Profile.Resources), n, x.From), nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
@@ -26,14 +28,23 @@ import (
 // same schema, same object in, same object out.
 
 // structuralFromResource builds the structural schema a profile resource
-// stands for: only the branches that lead to defaults.
+// stands for: only the branches that lead to defaults, and the fields of the
+// read defaults it fills (without their defaults: they are the storage
+// version's).
 func structuralFromResource(t testing.TB, rs *operators.Resource) *structuralschema.Structural {
 	maps := map[string]bool{}
 	for _, m := range rs.Maps {
 		maps[m] = true
 	}
 	root := &tnode{}
-	for _, d := range rs.Defaults {
+	defs := rs.Defaults
+	if rs.FillsOnRead() {
+		for _, d := range rs.ReadDefaults {
+			d.Value = nil
+			defs = append(slices.Clip(defs), d)
+		}
+	}
+	for _, d := range defs {
 		segs, err := tree.ParsePath(d.Path)
 		if err != nil {
 			t.Fatal(err)
@@ -53,7 +64,7 @@ func structuralFromResource(t testing.TB, rs *operators.Resource) *structuralsch
 				}
 				n.props[s.Name] = n.props[s.Name].orNew()
 				n = n.props[s.Name]
-				if j == len(segs)-1 {
+				if j == len(segs)-1 && (d.Value != nil || n.typ == "") {
 					n.def, n.nullable, n.typ = d.Value, d.Nullable, d.Type
 				}
 			}
@@ -99,6 +110,9 @@ func (n *tnode) structural() structuralschema.Structural {
 		s.Type = "object"
 		v := n.values.structural()
 		s.AdditionalProperties = &structuralschema.StructuralOrBool{Structural: &v}
+	case n.typ == "object":
+		// An object default's own fields are not listed: kept as they are.
+		s.XPreserveUnknownFields = true
 	}
 	return s
 }
@@ -177,8 +191,25 @@ func (g gen) value(s *structuralschema.Structural, depth int) any {
 
 func compare(t *testing.T, name string, e *Engine, s *structuralschema.Structural, obj map[string]any) {
 	t.Helper()
+	compareRead(t, name, e, s, nil, obj)
+}
+
+// compareRead is compare for an object of a served version s whose storage
+// version is storage: the API server defaults it with s, stores it, and when
+// it reads it back defaults it with storage and prunes it with s. Fields of
+// obj that s prunes are left out first: the engine does not prune.
+func compareRead(t *testing.T, name string, e *Engine, s, storage *structuralschema.Structural, obj map[string]any) {
+	t.Helper()
+	if storage != nil {
+		obj = runtime.DeepCopyJSONValue(obj).(map[string]any)
+		pruning.Prune(obj, s, true)
+	}
 	want := runtime.DeepCopyJSONValue(obj).(map[string]any)
 	defaulting.Default(want, s)
+	if storage != nil {
+		defaulting.Default(want, storage)
+		pruning.Prune(want, s, true)
+	}
 	got := runtime.DeepCopyJSONValue(obj).(map[string]any)
 	if err := e.Fill(got, nil); err != nil {
 		t.Fatalf("%s: fill: %v\nobject: %v", name, err, obj)
@@ -218,7 +249,7 @@ func TestDifferentialShippedProfiles(t *testing.T) {
 	if testing.Short() {
 		perKind = 5
 	}
-	total := 0
+	total, read := 0, 0
 	for _, op := range st.Operators() {
 		ps, err := st.Profiles(op)
 		if err != nil {
@@ -231,19 +262,38 @@ func TestDifferentialShippedProfiles(t *testing.T) {
 					continue // mutations only (Knative's Route): no schema default to compare
 				}
 				s := structuralFromResource(t, rs)
+				var storage *structuralschema.Structural
+				if rs.FillsOnRead() {
+					storage = structuralFromResource(t, storageOf(t, p, rs))
+					read++
+				}
 				e := engineFor(t, p, rs)
 				g := gen{rand.New(rand.NewSource(int64(total)))}
 				for k := 0; k < perKind; k++ {
 					obj := g.value(s, 0).(map[string]any)
 					obj["apiVersion"], obj["kind"] = rs.APIVersion(), rs.Kind
 					delete(obj, "unknownField")
-					compare(t, fmt.Sprintf("%s@%s %s %s #%d", op, p.Version, rs.APIVersion(), rs.Kind, k), e, s, obj)
+					compareRead(t, fmt.Sprintf("%s@%s %s %s #%d", op, p.Version, rs.APIVersion(), rs.Kind, k), e, s, storage, obj)
 					total++
 				}
 			}
 		}
 	}
-	t.Logf("%d random objects compared", total)
+	if read == 0 {
+		t.Error("no shipped profile fills a storage version's defaults on read: the read pass is not compared")
+	}
+	t.Logf("%d random objects compared, %d kinds with defaults on read", total, read)
+}
+
+// storageOf is the resource of rs's storage version in the same profile.
+func storageOf(t testing.TB, p *operators.Profile, rs *operators.Resource) *operators.Resource {
+	for i := range p.Resources {
+		if r := &p.Resources[i]; r.Group == rs.Group && r.Kind == rs.Kind && r.Version == rs.StorageVersion {
+			return r
+		}
+	}
+	t.Fatalf("%s %s %s: no resource of its storage version %s", p.Version, rs.APIVersion(), rs.Kind, rs.StorageVersion)
+	return nil
 }
 
 // TestDifferentialCRD extracts a profile from a CRD written for this test
@@ -269,6 +319,13 @@ func TestDifferentialCRD(t *testing.T) {
 	for i := range p.Resources {
 		rs := &p.Resources[i]
 		s := crdStructural(t, crds[0], rs.Version)
+		var storage *structuralschema.Structural
+		if rs.StorageVersion != "" {
+			if !rs.FillsOnRead() {
+				t.Fatalf("%s: conversion %s: the test CRD converts without a webhook", rs.Version, rs.Conversion)
+			}
+			storage = crdStructural(t, crds[0], rs.StorageVersion)
+		}
 		e := engineFor(t, p, rs)
 		g := gen{rand.New(rand.NewSource(int64(i)))}
 		for k := 0; k < 2000; k++ {
@@ -276,8 +333,12 @@ func TestDifferentialCRD(t *testing.T) {
 			obj["apiVersion"], obj["kind"] = rs.APIVersion(), rs.Kind
 			// Status is left out on purpose (see extract.Profile).
 			delete(obj, "status")
-			compare(t, fmt.Sprintf("%s #%d", rs.Version, k), e, s, obj)
+			compareRead(t, fmt.Sprintf("%s #%d", rs.Version, k), e, s, storage, obj)
 		}
+	}
+	// v1 sorts before v1beta1.
+	if rs := p.Resources[1]; rs.Version != "v1beta1" || len(rs.ReadDefaults) == 0 {
+		t.Fatalf("v1beta1 has no defaults on read from v1: %+v", rs)
 	}
 }
 

@@ -26,6 +26,9 @@ type Origin struct {
 	Profile  string `json:"profile"` // the profile version in force
 	File     string `json:"file"`
 	Source   string `json:"source"`
+	// Storage is set on the defaults of the storage version that the API
+	// server applies when it reads the object back.
+	Storage string `json:"storage,omitempty"`
 }
 
 // Filled is one field the engine set.
@@ -101,7 +104,10 @@ type rewrite struct {
 type kindRules struct {
 	// tree is the kind's schema defaults, built on its first use: a run
 	// fills a few kinds of a profile that may describe dozens.
-	tree      func() *node
+	tree func() *node
+	// read is the storage version's defaults the API server adds when it
+	// reads the object back (nil when there are none to fill).
+	read      func() *node
 	mutations []*mutation
 	rewrites  []*rewrite
 }
@@ -142,7 +148,7 @@ func Compile(res []*operators.Resolution, file func(op, version string) (string,
 		for i := range p.Resources {
 			rs := &p.Resources[i]
 			key := rs.APIVersion() + " " + rs.Kind
-			if len(rs.Defaults) > 0 {
+			if len(rs.Defaults) > 0 || len(rs.ReadDefaults) > 0 {
 				if prev, dup := owner[key]; dup {
 					return nil, fmt.Errorf("%s and %s both have schema defaults for %s; select only one of them", prev, r.Ref(), key)
 				}
@@ -154,8 +160,8 @@ func Compile(res []*operators.Resolution, file func(op, version string) (string,
 			}
 			k := kindKey{rs.APIVersion(), rs.Kind}
 			if prev := e.kinds[k]; prev != nil {
-				if len(rs.Defaults) == 0 {
-					kr.tree = prev.tree
+				if len(rs.Defaults) == 0 && len(rs.ReadDefaults) == 0 {
+					kr.tree, kr.read = prev.tree, prev.read
 				}
 				kr.mutations = append(prev.mutations, kr.mutations...)
 				kr.rewrites = append(prev.rewrites, kr.rewrites...)
@@ -169,26 +175,18 @@ func Compile(res []*operators.Resolution, file func(op, version string) (string,
 // compileResource checks the resource's paths and compiles its mutations
 // now; the defaults tree is built when the kind is first filled.
 func compileResource(rs *operators.Resource, o *Origin) (*kindRules, error) {
-	// Paths checked when the profile was read are parsed when the kind is
-	// first filled; others are parsed (and checked) now.
-	segs := make([][]tree.Seg, len(rs.Defaults))
-	for i := range rs.Defaults {
-		if rs.Defaults[i].Checked() {
-			continue
-		}
-		var err error
-		if segs[i], err = rs.Defaults[i].Segs(); err != nil {
+	defs, err := lazyTree(rs.Defaults, rs.Maps, o)
+	if err != nil {
+		return nil, err
+	}
+	kr := &kindRules{tree: defs}
+	if rs.FillsOnRead() {
+		read := *o
+		read.Storage = rs.StorageVersion
+		if kr.read, err = lazyTree(rs.ReadDefaults, rs.Maps, &read); err != nil {
 			return nil, err
 		}
 	}
-	kr := &kindRules{tree: sync.OnceValue(func() *node {
-		for i := range rs.Defaults {
-			if segs[i] == nil {
-				segs[i], _ = rs.Defaults[i].Segs() // checked: cannot fail
-			}
-		}
-		return buildTree(rs, segs, o)
-	})}
 	for i := range rs.Mutations {
 		m := &rs.Mutations[i]
 		code, err := operators.CompileJQ(m.Path, true)
@@ -220,20 +218,43 @@ func compileResource(rs *operators.Resource, o *Origin) (*kindRules, error) {
 	return kr, nil
 }
 
-// buildTree builds the defaults tree of a resource whose paths are segs.
-func buildTree(rs *operators.Resource, segs [][]tree.Seg, o *Origin) *node {
-	maps := operators.ParseMaps(rs.Maps)
+// lazyTree checks the paths of defs now and builds their tree when the kind
+// is first filled. Paths checked when the profile was read are parsed then.
+func lazyTree(defs []operators.Default, maps []string, o *Origin) (func() *node, error) {
+	segs := make([][]tree.Seg, len(defs))
+	for i := range defs {
+		if defs[i].Checked() {
+			continue
+		}
+		var err error
+		if segs[i], err = defs[i].Segs(); err != nil {
+			return nil, err
+		}
+	}
+	return sync.OnceValue(func() *node {
+		for i := range defs {
+			if segs[i] == nil {
+				segs[i], _ = defs[i].Segs() // checked: cannot fail
+			}
+		}
+		return buildTree(defs, maps, segs, o)
+	}), nil
+}
+
+// buildTree builds the tree of defaults whose paths are segs.
+func buildTree(defs []operators.Default, mapPaths []string, segs [][]tree.Seg, o *Origin) *node {
+	maps := operators.ParseMaps(mapPaths)
 	// Properties are found through a map while the tree is built and
 	// sorted once at the end: linear in the number of rules.
 	type propKey struct {
 		n    *node
 		name string
 	}
-	index := make(map[propKey]*prop, len(rs.Defaults))
+	index := make(map[propKey]*prop, len(defs))
 	parents := map[*node]bool{}
 	root := &node{}
-	for i := range rs.Defaults {
-		d := &rs.Defaults[i]
+	for i := range defs {
+		d := &defs[i]
 		segs := segs[i]
 		n := root
 		for j, s := range segs {
@@ -291,16 +312,25 @@ func (e *Engine) Fill(obj map[string]any, record func(Filled)) error {
 	if err := w.apply(obj, kr.tree()); err != nil {
 		return err
 	}
-	if len(kr.mutations) == 0 {
+	if len(kr.mutations) > 0 {
+		// The API server defaults again after mutating webhooks ran.
+		changed, err := applyMutations(e.ctx, obj, kr.mutations, record)
+		if err != nil {
+			return err
+		}
+		if changed {
+			w.path = w.path[:0]
+			if err := w.apply(obj, kr.tree()); err != nil {
+				return err
+			}
+		}
+	}
+	if kr.read == nil {
 		return nil
 	}
-	// The API server defaults again after mutating webhooks ran.
-	changed, err := applyMutations(e.ctx, obj, kr.mutations, record)
-	if err != nil || !changed {
-		return err
-	}
+	// Last, what reading the stored object back adds.
 	w.path = w.path[:0]
-	return w.apply(obj, kr.tree())
+	return w.apply(obj, kr.read())
 }
 
 type walk struct {

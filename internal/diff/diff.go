@@ -106,6 +106,17 @@ func resourceRules(r *operators.Resource) (map[string]ruleVal, []string) {
 		m[k] = ruleVal{typ: d.Type, value: d.Value, nullable: d.Nullable}
 		order = append(order, k)
 	}
+	// The storage version's defaults, added when the API server reads the
+	// object: filled, or only told when a conversion webhook decides.
+	read := "default on read from " + r.StorageVersion
+	if !r.FillsOnRead() {
+		read += " (conversion webhook: not filled)"
+	}
+	for _, d := range r.ReadDefaults {
+		k := read + "\x00" + d.Path
+		m[k] = ruleVal{typ: d.Type, value: d.Value, nullable: d.Nullable}
+		order = append(order, k)
+	}
 	for _, mu := range r.Mutations {
 		// A form (insert, drop, format) is another rule at the same path.
 		k := "mutation\x00" + mu.Path + "\x00" + mu.When

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
@@ -73,7 +74,11 @@ func whyUnfilled(res []*operators.Resolution, obj map[string]any) string {
 			if rs.Kind != k || rs.APIVersion() != av {
 				continue
 			}
-			for _, d := range rs.Defaults {
+			defs := rs.Defaults
+			if rs.FillsOnRead() {
+				defs = slices.Concat(defs, rs.ReadDefaults)
+			}
+			for _, d := range defs {
 				segs, err := tree.ParsePath(d.Path)
 				if err != nil {
 					continue
@@ -124,7 +129,11 @@ func (rep *Report) WriteText(w io.Writer) error {
 				} else {
 					fmt.Fprintf(w, "  %s = %s\n", f.Path, v)
 				}
-				fmt.Fprintf(w, "      %s %s  from %s@%s, profile %s (%s:%d)\n", f.Type, f.Rule, f.Origin.Operator, strings.TrimPrefix(f.Origin.Release, "v"), f.Origin.Profile, f.Origin.File, f.Line)
+				typ := f.Type
+				if f.Origin.Storage != "" {
+					typ = "default on read from " + f.Origin.Storage + ","
+				}
+				fmt.Fprintf(w, "      %s %s  from %s@%s, profile %s (%s:%d)\n", typ, f.Rule, f.Origin.Operator, strings.TrimPrefix(f.Origin.Release, "v"), f.Origin.Profile, f.Origin.File, f.Line)
 			}
 		}
 		for _, r := range ob.Rewrites {

@@ -57,7 +57,7 @@ func isRelease(st *operators.Store, name string) bool {
 			return true
 		}
 		for _, r := range p.Resources {
-			if len(r.Defaults) > 0 {
+			if len(r.Defaults) > 0 || len(r.ReadDefaults) > 0 {
 				return true
 			}
 		}

@@ -252,6 +252,13 @@ func full(b *bytes.Buffer, p *operators.Profile, which string) {
 		for _, d := range r.Defaults {
 			fmt.Fprintf(b, "| %s | %s |\n", code(d.Path), value(d.Value))
 		}
+		for _, d := range r.ReadDefaults {
+			how := "on read, from the storage version " + r.StorageVersion
+			if !r.FillsOnRead() {
+				how += "; the conversion webhook decides, not filled"
+			}
+			fmt.Fprintf(b, "| %s (%s) | %s |\n", code(d.Path), how, value(d.Value))
+		}
 		for _, m := range r.Mutations {
 			v := value(m.Value)
 			switch {

@@ -22,7 +22,7 @@ import (
 const CompiledExt = ".bin"
 
 const (
-	magicProfile = "cmp-defaults compiled profile 2\n"
+	magicProfile = "cmp-defaults compiled profile 3\n"
 	magicIndex   = "cmp-defaults compiled index 3\n"
 )
 
@@ -89,21 +89,36 @@ func SameProfile(a, b *Profile) error {
 	}
 	for i := range a.Resources {
 		ra, rb := a.Resources[i], b.Resources[i]
-		for j := range ra.Defaults {
-			sa, err := ra.Defaults[j].Segs()
-			if err != nil {
-				return err
-			}
-			sb, err := rb.Defaults[j].Segs()
-			if err != nil {
-				return err
-			}
-			if !reflect.DeepEqual(sa, sb) || !reflect.DeepEqual(ra.Defaults[j].Value, rb.Defaults[j].Value) {
-				return fmt.Errorf("%s:%d: %s differs", a.File, ra.Defaults[j].Line, ra.Defaults[j].Path)
-			}
+		if err := sameDefaults(a.File, ra.Defaults, rb.Defaults); err != nil {
+			return err
 		}
-		if !reflect.DeepEqual(ra.Mutations, rb.Mutations) || !reflect.DeepEqual(ra.Rewrites, rb.Rewrites) || !reflect.DeepEqual(ra.Maps, rb.Maps) {
+		if err := sameDefaults(a.File, ra.ReadDefaults, rb.ReadDefaults); err != nil {
+			return err
+		}
+		if !reflect.DeepEqual(ra.Mutations, rb.Mutations) || !reflect.DeepEqual(ra.Rewrites, rb.Rewrites) || !reflect.DeepEqual(ra.Maps, rb.Maps) ||
+			ra.StorageVersion != rb.StorageVersion || ra.Conversion != rb.Conversion {
 			return fmt.Errorf("%s:%d: %s %s differs", a.File, ra.Line, ra.APIVersion(), ra.Kind)
+		}
+	}
+	return nil
+}
+
+// sameDefaults compares two lists of defaults, parsed paths included.
+func sameDefaults(file string, a, b []Default) error {
+	if len(a) != len(b) {
+		return fmt.Errorf("%s: %d and %d defaults", file, len(a), len(b))
+	}
+	for j := range a {
+		sa, err := a[j].Segs()
+		if err != nil {
+			return err
+		}
+		sb, err := b[j].Segs()
+		if err != nil {
+			return err
+		}
+		if !reflect.DeepEqual(sa, sb) || !reflect.DeepEqual(a[j].Value, b[j].Value) {
+			return fmt.Errorf("%s:%d: %s differs", file, a[j].Line, a[j].Path)
 		}
 	}
 	return nil

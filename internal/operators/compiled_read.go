@@ -266,18 +266,9 @@ func unmarshalCompiled(file, s string) (*Profile, error) {
 		res.Storage = r.bool()
 		res.Line = int(r.int())
 		res.Maps = r.strs()
-		if n := r.count(); n > 0 {
-			res.Defaults = make([]Default, n)
-			for j := range res.Defaults {
-				d := &res.Defaults[j]
-				d.Path = r.path()
-				d.compiled, d.parsed = r.segs(d.Path), d.Path
-				d.Type = r.str()
-				d.Nullable = r.bool()
-				d.Line = int(r.int())
-				d.Value = r.value(0)
-			}
-		}
+		res.Defaults = r.defaults()
+		res.StorageVersion, res.Conversion = r.str(), r.str()
+		res.ReadDefaults = r.defaults()
 		if n := r.count(); n > 0 {
 			res.Mutations = make([]Mutation, n)
 			for j := range res.Mutations {
@@ -347,4 +338,23 @@ func UnmarshalCompiledIndex(file string, data []byte) (*Index, error) {
 		return nil, err
 	}
 	return ix, nil
+}
+
+// defaults reads a list that writer.defaults wrote.
+func (r *reader) defaults() []Default {
+	n := r.count()
+	if n == 0 {
+		return nil
+	}
+	defs := make([]Default, n)
+	for j := range defs {
+		d := &defs[j]
+		d.Path = r.path()
+		d.compiled, d.parsed = r.segs(d.Path), d.Path
+		d.Type = r.str()
+		d.Nullable = r.bool()
+		d.Line = int(r.int())
+		d.Value = r.value(0)
+	}
+	return defs
 }

@@ -151,21 +151,12 @@ func MarshalCompiled(p *Profile) ([]byte, error) {
 		w.bool(r.Storage)
 		w.int(int64(r.Line))
 		w.strs(r.Maps)
-		w.uint(uint64(len(r.Defaults)))
-		for j := range r.Defaults {
-			d := &r.Defaults[j]
-			segs, err := d.Segs()
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", d.Path, err)
-			}
-			w.path(d.Path)
-			w.segs(d.Path, segs)
-			w.str(d.Type)
-			w.bool(d.Nullable)
-			w.int(int64(d.Line))
-			if err := w.value(d.Value); err != nil {
-				return nil, fmt.Errorf("%s: %v", d.Path, err)
-			}
+		if err := w.defaults(r.Defaults); err != nil {
+			return nil, err
+		}
+		w.str(r.StorageVersion, r.Conversion)
+		if err := w.defaults(r.ReadDefaults); err != nil {
+			return nil, err
 		}
 		w.uint(uint64(len(r.Mutations)))
 		for _, m := range r.Mutations {
@@ -238,4 +229,25 @@ func MarshalCompiledIndex(ix *Index) []byte {
 		}
 	}
 	return w.b
+}
+
+// defaults writes a list of schema defaults, their parsed paths included.
+func (w *writer) defaults(defs []Default) error {
+	w.uint(uint64(len(defs)))
+	for j := range defs {
+		d := &defs[j]
+		segs, err := d.Segs()
+		if err != nil {
+			return fmt.Errorf("%s: %v", d.Path, err)
+		}
+		w.path(d.Path)
+		w.segs(d.Path, segs)
+		w.str(d.Type)
+		w.bool(d.Nullable)
+		w.int(int64(d.Line))
+		if err := w.value(d.Value); err != nil {
+			return fmt.Errorf("%s: %v", d.Path, err)
+		}
+	}
+	return nil
 }

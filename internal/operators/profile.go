@@ -116,8 +116,32 @@ type Resource struct {
 	// (from its MutatingWebhookConfiguration): it may write any field, so
 	// only a mutation rule makes a field it writes known.
 	Webhook string `yaml:"webhook,omitempty" json:"webhook,omitempty"`
+	// StorageVersion is the CRD's storage version when it is not this one:
+	// the API server stores the object in it and applies its defaults
+	// again whenever it reads the object back, before it converts the
+	// object to this version. ReadDefaults are those defaults at the
+	// fields this version keeps (its schema prunes the others), applied
+	// after Defaults and Mutations. With Conversion "Webhook" the
+	// operator's conversion webhook decides which of them come back: they
+	// are told, not filled.
+	StorageVersion string    `yaml:"storageVersion,omitempty" json:"storageVersion,omitempty"`
+	Conversion     string    `yaml:"conversion,omitempty" json:"conversion,omitempty"`
+	ReadDefaults   []Default `yaml:"readDefaults,omitempty" json:"readDefaults,omitempty"`
 
 	Line int `yaml:"-" json:"-"`
+}
+
+// Conversion strategies of a CRD, as its spec.conversion names them.
+const (
+	ConversionNone    = "None"
+	ConversionWebhook = "Webhook"
+)
+
+// FillsOnRead reports whether the resource's ReadDefaults are filled: the
+// CRD converts without a webhook, so the API server's defaults on read are
+// known field by field.
+func (r *Resource) FillsOnRead() bool {
+	return len(r.ReadDefaults) > 0 && r.Conversion != ConversionWebhook
 }
 
 // APIVersion is group/version, or version for the core group.

@@ -22,51 +22,15 @@ func validateResource(file string, rn *yaml.Node, r *Resource) []error {
 	}
 	maps := ParseMaps(r.Maps)
 	used := make([]bool, len(maps))
-	paths := make(map[string]bool, len(r.Defaults))
-	if dn := valueOf(rn, "defaults"); dn != nil {
-		if err := sameLength(file, dn, len(r.Defaults), "defaults"); err != nil {
-			return append(errs, err)
-		}
-		for i, n := range dn.Content {
-			d := &r.Defaults[i]
-			d.Line = n.Line
-			if err := checkKeys(file, n, "path", "type", "nullable", "value"); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			segs, err := tree.ParsePath(d.Path)
-			if err != nil {
-				errs = append(errs, &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: err.Error()})
-				continue
-			}
-			d.segs, d.parsed = segs, d.Path
-			if paths[d.Path] {
-				errs = append(errs, &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: "path is listed twice"})
-				continue
-			}
-			paths[d.Path] = true
-			if len(maps) > 0 {
-				for j, s := range segs {
-					if s.Iter {
-						maps.mark(segs[:j], used)
-					}
-				}
-			}
-			if valueOf(n, "value") == nil {
-				errs = append(errs, &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: "value is missing"})
-				continue
-			}
-			v, err := normalize(d.Value)
-			if err != nil || v == nil {
-				errs = append(errs, &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: "value must be a non-null JSON value"})
-				continue
-			}
-			d.Value = v
-			if err := CheckType(d.Type, v); err != nil {
-				errs = append(errs, &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: err.Error()})
-				continue
-			}
-		}
+	errs = append(errs, validateDefaults(file, rn, "defaults", r.Defaults, maps, used)...)
+	errs = append(errs, validateDefaults(file, rn, "readDefaults", r.ReadDefaults, maps, used)...)
+	switch {
+	case r.Conversion != "" && r.Conversion != ConversionWebhook:
+		errs = append(errs, &LintError{File: file, Line: rn.Line, Msg: fmt.Sprintf("conversion %q: the only value is %s (absent means %s)", r.Conversion, ConversionWebhook, ConversionNone)})
+	case len(r.ReadDefaults) > 0 && r.StorageVersion == "":
+		errs = append(errs, &LintError{File: file, Line: rn.Line, Msg: "readDefaults need storageVersion, the version whose defaults they are"})
+	case r.StorageVersion == r.Version && r.Version != "":
+		errs = append(errs, &LintError{File: file, Line: rn.Line, Msg: "storageVersion is this resource's own version: its defaults are the defaults"})
 	}
 	for i, m := range r.Maps {
 		if !used[i] && !badMap[i] {
@@ -75,6 +39,61 @@ func validateResource(file string, rn *yaml.Node, r *Resource) []error {
 	}
 	errs = append(errs, validateMutations(file, rn, r)...)
 	return append(errs, validateRewrites(file, rn, r)...)
+}
+
+// validateDefaults checks the list of schema defaults under key and marks
+// the maps its paths use.
+func validateDefaults(file string, rn *yaml.Node, key string, defs []Default, maps MapPaths, used []bool) []error {
+	dn := valueOf(rn, key)
+	if dn == nil {
+		return nil
+	}
+	if err := sameLength(file, dn, len(defs), key); err != nil {
+		return []error{err}
+	}
+	var errs []error
+	paths := make(map[string]bool, len(defs))
+	for i, n := range dn.Content {
+		d := &defs[i]
+		d.Line = n.Line
+		if err := checkKeys(file, n, "path", "type", "nullable", "value"); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		segs, err := tree.ParsePath(d.Path)
+		if err != nil {
+			errs = append(errs, &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: err.Error()})
+			continue
+		}
+		d.segs, d.parsed = segs, d.Path
+		if paths[d.Path] {
+			errs = append(errs, &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: "path is listed twice"})
+			continue
+		}
+		paths[d.Path] = true
+		if len(maps) > 0 {
+			for j, s := range segs {
+				if s.Iter {
+					maps.mark(segs[:j], used)
+				}
+			}
+		}
+		if valueOf(n, "value") == nil {
+			errs = append(errs, &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: "value is missing"})
+			continue
+		}
+		v, err := normalize(d.Value)
+		if err != nil || v == nil {
+			errs = append(errs, &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: "value must be a non-null JSON value"})
+			continue
+		}
+		d.Value = v
+		if err := CheckType(d.Type, v); err != nil {
+			errs = append(errs, &LintError{File: file, Line: n.Line, Rule: d.Path, Msg: err.Error()})
+			continue
+		}
+	}
+	return errs
 }
 
 // check says whether the mutation's form is whole: Format without Value,

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
@@ -26,6 +28,16 @@ type entry struct {
 	Tags       tagFilter    `yaml:"tags"`
 	Paths      []pathSpec   `yaml:"paths"`
 	Webhooks   *webhookSpec `yaml:"webhooks"`
+	Conversion []conversion  `yaml:"conversion"`
+}
+
+// conversion is the conversion strategy the operator's install sets on its
+// multi-version CRDs (or those named in CRDs) from release From on, where
+// the CRD files read do not carry it (Helm charts add a conversion webhook).
+type conversion struct {
+	From     string   `yaml:"from"`
+	Strategy string   `yaml:"strategy"`
+	CRDs     []string `yaml:"crds"`
 }
 
 // webhookSpec is where an operator's mutating admission is described: the
@@ -88,6 +100,14 @@ func (e *entry) validate() error {
 	if e.Webhooks != nil && (e.Webhooks.Manifest == "" || e.Source != "mirror") {
 		return fmt.Errorf("webhooks needs a manifest and a mirror source")
 	}
+	for i, c := range e.Conversion {
+		if c.From == "" || (c.Strategy != operators.ConversionNone && c.Strategy != operators.ConversionWebhook) {
+			return fmt.Errorf("conversion[%d]: from and strategy (%s or %s) are required", i, operators.ConversionNone, operators.ConversionWebhook)
+		}
+		if i > 0 && operators.CompareVersions(e.Conversion[i-1].From, c.From) >= 0 {
+			return fmt.Errorf("conversion: from must increase (%s then %s)", e.Conversion[i-1].From, c.From)
+		}
+	}
 	switch e.Source {
 	case "dir":
 		if len(e.Paths) != 1 || e.Mirror != "" || e.Tags.Pattern != "" {
@@ -133,6 +153,25 @@ func (e *entry) describe() string {
 		dirs = append(dirs, d)
 	}
 	return e.Repository + " " + strings.Join(dirs, ", ")
+}
+
+// setConversion sets the conversion strategy the install gives the
+// multi-version CRDs at a tag, when the catalog states one.
+func (e *entry) setConversion(tag string, crds []apiextv1.CustomResourceDefinition) {
+	var at *conversion
+	for i, c := range e.Conversion {
+		if operators.CompareVersions(c.From, tag) <= 0 {
+			at = &e.Conversion[i]
+		}
+	}
+	if at == nil {
+		return
+	}
+	for i := range crds {
+		if len(crds[i].Spec.Versions) > 1 && (len(at.CRDs) == 0 || slices.Contains(at.CRDs, crds[i].Name)) {
+			crds[i].Spec.Conversion = &apiextv1.CustomResourceConversion{Strategy: apiextv1.ConversionStrategyType(at.Strategy)}
+		}
+	}
 }
 
 // pathAt is the CRD location in force at a tag.

@@ -72,7 +72,7 @@ func main() {
 				fmt.Printf("%s: skipped, %s not found\n", e.Name, dir)
 				continue
 			}
-			files, err = generate(dir, e.Name, e.describe())
+			files, err = generate(dir, e, e.describe())
 		case "mirror":
 			gitDir := filepath.Join(*mirrors, e.Mirror, "repo")
 			if _, err := os.Stat(gitDir); err != nil {
@@ -167,7 +167,8 @@ func readReleases(dir string) ([]release, error) {
 }
 
 // generate returns file name -> content for one operator.
-func generate(dir, op, source string) (map[string][]byte, error) {
+func generate(dir string, e *entry, source string) (map[string][]byte, error) {
+	op := e.Name
 	rels, err := readReleases(dir)
 	if err != nil {
 		return nil, err
@@ -212,6 +213,7 @@ func generate(dir, op, source string) (map[string][]byte, error) {
 		for _, name := range sortedKeys(current) {
 			crds = append(crds, current[name])
 		}
+		e.setConversion(tag, crds)
 		p, err := extract.Profile(op, tag, crds)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", tag, err)

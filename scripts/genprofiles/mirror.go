@@ -200,6 +200,7 @@ func generateMirror(e *entry, m *mirror, learnedDir string) (map[string][]byte, 
 		if len(all) == 0 {
 			return nil, fmt.Errorf("%s: no CustomResourceDefinition under %s", r.tag, spec.Dir)
 		}
+		e.setConversion(r.tag, all)
 		p, err := extract.Profile(e.Name, r.tag, all)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", r.tag, err)

@@ -1,5 +1,6 @@
 // Package extract makes a profile of an operator release from its CRDs:
-// the structural schema defaults of every served version.
+// the structural schema defaults of every served version, and the storage
+// version's defaults the API server adds when it reads an object back.
 package extract
 
 import (
@@ -59,9 +60,10 @@ func ParseCRDsWithLimits(files []CRDFile, lim manifest.Limits) ([]apiextv1.Custo
 }
 
 // Profile builds a profile from CRDs: one resource per served version whose
-// schema declares defaults. Defaults under .status are left out: with the
-// status subresource the API server drops status on create, and status is
-// the controller's, not Git's.
+// schema declares defaults, or whose storage version's defaults the API
+// server adds when it reads the object back (read.go). Defaults under
+// .status are left out: with the status subresource the API server drops
+// status on create, and status is the controller's, not Git's.
 func Profile(operator, version string, crds []apiextv1.CustomResourceDefinition) (*operators.Profile, error) {
 	if err := operators.CheckName(operator); err != nil {
 		return nil, err
@@ -90,8 +92,11 @@ func Profile(operator, version string, crds []apiextv1.CustomResourceDefinition)
 			if err := w.walk(ver.Schema.OpenAPIV3Schema, nil); err != nil {
 				return nil, err
 			}
-			if len(r.Defaults) > 0 {
-				sort.Strings(r.Maps)
+			sort.Strings(r.Maps)
+			if err := readDefaults(&r, &crd, &ver); err != nil {
+				return nil, err
+			}
+			if len(r.Defaults) > 0 || len(r.ReadDefaults) > 0 {
 				p.Resources = append(p.Resources, r)
 			}
 		}

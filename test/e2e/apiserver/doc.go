@@ -23,7 +23,9 @@
 //
 // Scenarios: a CRD written for the suite (defaults at top level, in atomic
 // and associative list items, in map values, object defaults with nested
-// defaults, nullable and non-nullable nulls); the real CRDs of External
+// defaults, nullable and non-nullable nulls); one whose served version is
+// stored as another, so that the storage version's defaults arrive when the
+// server reads an object back; the real CRDs of External
 // Secrets Operator v2.2.0, v2.5.0, v2.7.0, v2.9.0 and cert-manager v1.19.0,
 // v1.19.1 from ../shared/crds (skipped with a message when absent); the
 // newest releases of Gateway API (standard and experimental channels),
@@ -33,7 +35,8 @@
 // and realistic manifests (HTTPRoute, GRPCRoute, ServiceMonitor, Prometheus,
 // Cluster with managed roles, ClusterPolicy, SecurityPolicy with ext-auth
 // backends, BackendTrafficPolicy, OpenTelemetryCollector, Rollout with an
-// AnalysisTemplate, Provider, ImageConfig, Composition, GrafanaDashboard,
+// AnalysisTemplate, Provider, ImageConfig, Composition, a v2
+// CompositeResourceDefinition stored as v1, GrafanaDashboard,
 // GrafanaAlertRuleGroup, ScaledObject, ScaledJob, NodePool); two
 // corrupted user profiles that must fail; and the 'check' and 'profiles
 // extract --from-cluster' commands run through a kubeconfig, errors included.

@@ -16,6 +16,7 @@ func TestAPIServer(t *testing.T) {
 	a := newArgo(t, s.cfg)
 
 	t.Run("widgets", func(t *testing.T) { testWidgets(t, a) })
+	t.Run("read-defaults", func(t *testing.T) { testReadDefaults(t, a) })
 	t.Run("releases", func(t *testing.T) { testReleases(t, a) })
 	t.Run("operators", func(t *testing.T) { testOperators(t, s, a) })
 	t.Run("corrupted-profile", func(t *testing.T) { testCorruptedProfile(t, a) })
@@ -111,6 +112,32 @@ func testWidgets(t *testing.T, a *argo) {
 	for _, r := range results {
 		if r.id != "Widget/nulls" && len(r.excused) > 0 {
 			t.Errorf("%s: excused %v", r.id, r.excused)
+		}
+	}
+}
+
+// testReadDefaults: a CRD whose served version v2 is stored as v1. The
+// server adds v1's defaults when it reads a v2 object back; the profile that
+// 'profiles extract' makes of the CRD must fill exactly those.
+func testReadDefaults(t *testing.T, a *argo) {
+	crdFile := filepath.Join("testdata", "gadgets", "crd.yaml")
+	crds := readCRDs(t, crdFile)
+	a.installCRDs(t, crds)
+	profiles := extractProfile(t, "gadgets", "1.0.0", crdFile)
+	results := a.run(t, scenario{
+		id:       "gadgets",
+		crds:     crds,
+		objects:  readObjects(t, filepath.Join("testdata", "gadgets", "gadgets.yaml")),
+		fillArgs: []string{"--operator", "gadgets@1.0.0", "--profiles-dir", profiles},
+	})
+	requireNoProblems(t, results)
+	want := map[string]string{
+		"Gadget/bare": `+.spec.deletePolicy="Background" +.spec.items[0].policy="Ignore" +.spec.mode="Auto" +.spec.target={"policy":"Retain"}`,
+		"Gadget/set":  "",
+	}
+	for id, w := range want {
+		if got := strings.Join(addedPaths(byID(t, results, id)), " "); got != w {
+			t.Errorf("%s: server changed\n  %s\nwant\n  %s", id, got, w)
 		}
 	}
 }

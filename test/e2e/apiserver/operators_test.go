@@ -38,7 +38,7 @@ func testOperators(t *testing.T, s *server, a *argo) {
 		{"eg", "envoy-gateway", "1.9.0", "envoy-gateway/v1.9.0.yaml", []shippedKind{{"SecurityPolicy", "securitypolicies", ns}, {"BackendTrafficPolicy", "backendtrafficpolicies", ns}}},
 		{"otel", "opentelemetry-operator", "0.158.0", "opentelemetry-operator/v0.157.0.yaml", []shippedKind{{"OpenTelemetryCollector", "opentelemetrycollectors", ns}}},
 		{"rollouts", "argo-rollouts", "1.9.1", "argo-rollouts/v1.9.0.yaml", []shippedKind{{"Rollout", "rollouts", ns}, {"AnalysisTemplate", "analysistemplates", ns}}},
-		{"xp", "crossplane", "2.3.4", "crossplane/v2.2.0.yaml", []shippedKind{{"Provider", "providers", cl}, {"ImageConfig", "imageconfigs", cl}, {"Composition", "compositions", cl}}},
+		{"xp", "crossplane", "2.3.4", "crossplane/v2.2.0.yaml", []shippedKind{{"Provider", "providers", cl}, {"ImageConfig", "imageconfigs", cl}, {"Composition", "compositions", cl}, {"CompositeResourceDefinition", "compositeresourcedefinitions", cl}}},
 		{"grafana", "grafana-operator", "5.24.0", "grafana-operator/v5.24.0.yaml", []shippedKind{{"GrafanaDashboard", "grafanadashboards", ns}, {"GrafanaAlertRuleGroup", "grafanaalertrulegroups", ns}}},
 		{"keda", "keda", "2.20.2", "keda/v2.20.0.yaml", []shippedKind{{"ScaledObject", "scaledobjects", ns}, {"ScaledJob", "scaledjobs", ns}}},
 		{"karpenter", "karpenter", "1.14.1", "karpenter/v1.14.0.yaml", []shippedKind{{"NodePool", "nodepools", cl}}},

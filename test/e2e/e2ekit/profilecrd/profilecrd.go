@@ -37,7 +37,10 @@ func CRD(t TB, profilesDir, profileFile, kind, plural string, objects []*unstruc
 // ScopedCRD is CRD for a kind of the given scope.
 // Defaults in map values (the profile's maps) become additionalProperties,
 // and the fields inside object and list default values are declared, as the
-// API server refuses a default that pruning would change.
+// API server refuses a default that pruning would change. A version with
+// defaults on read declares their fields without a default: the storage
+// version's default is what the API server adds there when it reads the
+// object back, and the version's schema keeps it.
 func ScopedCRD(t TB, profilesDir, profileFile, kind, plural string, scope apiextv1.ResourceScope, objects []*unstructured.Unstructured) *apiextv1.CustomResourceDefinition {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(profilesDir, profileFile))
@@ -49,12 +52,8 @@ func ScopedCRD(t TB, profilesDir, profileFile, kind, plural string, scope apiext
 			Group, Version, Kind string
 			Storage              bool
 			Maps                 []string
-			Defaults             []struct {
-				Path     string
-				Type     string
-				Nullable bool
-				Value    any
-			}
+			Defaults             []profileDefault
+			ReadDefaults         []profileDefault `json:"readDefaults"`
 		}
 	}
 	if err := yaml.Unmarshal(data, &p); err != nil {
@@ -78,24 +77,15 @@ func ScopedCRD(t TB, profilesDir, profileFile, kind, plural string, scope apiext
 		crd.Spec.Names = apiextv1.CustomResourceDefinitionNames{Kind: kind, ListKind: kind + "List", Plural: plural, Singular: strings.ToLower(kind)}
 		root := &schemaNode{}
 		for _, d := range r.Defaults {
-			n, at := root, ""
-			for _, s := range splitProfilePath(t, d.Path) {
-				if s == "[]" && maps[at] {
-					if n.values == nil {
-						n.values = &schemaNode{}
-					}
-					n = n.values
-				} else {
-					n = n.child(s)
-				}
-				if s == "[]" {
-					at += s
-				} else {
-					at += "." + s
-				}
-			}
+			n := root.at(t, d.Path, maps)
 			n.def, n.typ, n.nullable, n.declared = d.Value, d.Type, d.Nullable, true
 			n.declare(d.Value)
+		}
+		for _, d := range r.ReadDefaults {
+			if n := root.at(t, d.Path, maps); !n.declared {
+				n.typ, n.declared = d.Type, true
+				n.declare(d.Value)
+			}
 		}
 		for _, o := range objects {
 			if o.GetKind() == kind {
@@ -111,6 +101,34 @@ func ScopedCRD(t TB, profilesDir, profileFile, kind, plural string, scope apiext
 		t.Fatalf("%s has no rules for %s", profileFile, kind)
 	}
 	return crd
+}
+
+type profileDefault struct {
+	Path     string
+	Type     string
+	Nullable bool
+	Value    any
+}
+
+// at is the node of a profile path, made as needed.
+func (n *schemaNode) at(t TB, path string, maps map[string]bool) *schemaNode {
+	at := ""
+	for _, s := range splitProfilePath(t, path) {
+		if s == "[]" && maps[at] {
+			if n.values == nil {
+				n.values = &schemaNode{}
+			}
+			n = n.values
+		} else {
+			n = n.child(s)
+		}
+		if s == "[]" {
+			at += s
+		} else {
+			at += "." + s
+		}
+	}
+	return n
 }
 
 // APIApproved is the annotation a CRD of a *.k8s.io or *.kubernetes.io group
