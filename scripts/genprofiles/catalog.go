@@ -28,7 +28,7 @@ type entry struct {
 	Tags       tagFilter    `yaml:"tags"`
 	Paths      []pathSpec   `yaml:"paths"`
 	Webhooks   *webhookSpec `yaml:"webhooks"`
-	Conversion []conversion  `yaml:"conversion"`
+	Conversion []conversion `yaml:"conversion"`
 }
 
 // conversion is the conversion strategy the operator's install sets on its
