@@ -10,8 +10,12 @@
 # One release only: E2E_CNPG_RELEASES=v1.20.2 E2E_LEARN_WRITE=1 GOTOOLCHAIN=go1.27.3
 # go test -count=1 -run 'TestCNPGWebhook/.*/learn$' ./apiserver/ in test/e2e.
 # Then run scripts/gen-profiles.sh to merge them into the profiles.
-# Maintainers only: needs the Go module proxy.
+# Maintainers only: needs the Go module proxy, and for the releases it
+# refuses a git mirror of the operator's repository.
 set -euo pipefail
+# The releases the module proxy refuses build from the operator's source at
+# their tag, laid out from the git mirrors (MIRRORS_DIR).
+"$(dirname "$0")/webhook-sources.sh"
 cd "$(dirname "$0")/../test/e2e"
 export GOTOOLCHAIN=go1.27.3 # the test/e2e module's (Argo CD v3.6); the webhooks build with their own
 E2E_CNPG_RELEASES=all E2E_LEARN_WRITE=1 go test -count=1 -run 'TestCNPGWebhook/.*/learn$' ./apiserver/

@@ -38,43 +38,70 @@ type cnpgRelease struct {
 	always bool
 }
 
-// cnpgReleases: every release the Go module proxy and checksum database
-// serve from v1.20.0 on (the others are refused: their profiles say "none
-// learned", docs/webhooks.md lists them). Tags by how the release serves
+// cnpgReleases: every release from v1.20.0 on. Where the Go module proxy
+// refuses a release, its go.v*.mod replaces the module with the operator's
+// source at the release's tag (./src/TAG, laid out from a git mirror by
+// scripts/webhook-sources.sh). Tags by how the release serves
 // its defaulters: apidefaulter (v1.20 to v1.25.0: the API types are
-// controller-runtime Defaulters), legacydefaulter (CustomDefaulter before
+// controller-runtime Defaulters; with noscheme on v1.20.0's
+// controller-runtime v0.14), legacydefaulter (CustomDefaulter before
 // controller-runtime v0.23; nodatabase before v1.26's Database webhook),
 // none (the generic defaulter of v0.23 and later).
 var cnpgReleases = []cnpgRelease{
+	{modfile: "go.v1.20.0.mod", tags: "apidefaulter,noscheme"},
+	{modfile: "go.v1.20.1.mod", tags: "apidefaulter"},
 	{modfile: "go.v1.20.2.mod", tags: "apidefaulter"},
+	{modfile: "go.v1.20.3.mod", tags: "apidefaulter"},
+	{modfile: "go.v1.20.4.mod", tags: "apidefaulter"},
+	{modfile: "go.v1.20.5.mod", tags: "apidefaulter"},
+	{modfile: "go.v1.20.6.mod", tags: "apidefaulter"},
 	{modfile: "go.v1.21.0.mod", tags: "apidefaulter"},
 	{modfile: "go.v1.21.1.mod", tags: "apidefaulter"},
 	{modfile: "go.v1.21.2.mod", tags: "apidefaulter"},
+	{modfile: "go.v1.21.3.mod", tags: "apidefaulter"},
+	{modfile: "go.v1.21.4.mod", tags: "apidefaulter"},
+	{modfile: "go.v1.21.5.mod", tags: "apidefaulter"},
+	{modfile: "go.v1.21.6.mod", tags: "apidefaulter"},
 	{modfile: "go.v1.22.0.mod", tags: "apidefaulter"},
 	{modfile: "go.v1.22.1.mod", tags: "apidefaulter"},
 	{modfile: "go.v1.22.2.mod", tags: "apidefaulter"},
 	{modfile: "go.v1.22.3.mod", tags: "apidefaulter"},
+	{modfile: "go.v1.22.4.mod", tags: "apidefaulter"},
+	{modfile: "go.v1.22.5.mod", tags: "apidefaulter"},
 	{modfile: "go.v1.23.0.mod", tags: "apidefaulter"},
 	{modfile: "go.v1.23.1.mod", tags: "apidefaulter"},
+	{modfile: "go.v1.23.2.mod", tags: "apidefaulter"},
 	{modfile: "go.v1.23.3.mod", tags: "apidefaulter"},
+	{modfile: "go.v1.23.4.mod", tags: "apidefaulter"},
+	{modfile: "go.v1.23.5.mod", tags: "apidefaulter"},
 	{modfile: "go.v1.23.6.mod", tags: "apidefaulter"},
 	{modfile: "go.v1.24.0.mod", tags: "apidefaulter"},
 	{modfile: "go.v1.24.1.mod", tags: "apidefaulter"},
 	{modfile: "go.v1.24.2.mod", tags: "apidefaulter"},
+	{modfile: "go.v1.24.3.mod", tags: "legacydefaulter,nodatabase"},
 	{modfile: "go.v1.24.4.mod", tags: "legacydefaulter,nodatabase"},
 	{modfile: "go.v1.25.0.mod", tags: "apidefaulter"},
 	{modfile: "go.v1.25.1.mod", tags: "legacydefaulter,nodatabase"},
+	{modfile: "go.v1.25.2.mod", tags: "legacydefaulter,nodatabase"},
+	{modfile: "go.v1.25.3.mod", tags: "legacydefaulter,nodatabase"},
 	{modfile: "go.v1.25.4.mod", tags: "legacydefaulter,nodatabase"},
 	{modfile: "go.v1.26.0.mod", tags: "legacydefaulter"},
 	{modfile: "go.v1.26.1.mod", tags: "legacydefaulter"},
+	{modfile: "go.v1.26.2.mod", tags: "legacydefaulter"},
+	{modfile: "go.v1.26.3.mod", tags: "legacydefaulter"},
 	{modfile: "go.v1.27.0.mod", tags: "legacydefaulter"},
 	{modfile: "go.v1.27.1.mod", tags: "legacydefaulter"},
+	{modfile: "go.v1.27.2.mod", tags: "legacydefaulter"},
+	{modfile: "go.v1.27.3.mod", tags: "legacydefaulter"},
 	{modfile: "go.v1.27.4.mod"},
 	{modfile: "go.v1.28.0.mod", tags: "legacydefaulter"},
 	{modfile: "go.v1.28.1.mod", tags: "legacydefaulter"},
 	{modfile: "go.v1.28.2.mod"},
+	{modfile: "go.v1.28.3.mod"},
+	{modfile: "go.v1.28.4.mod"},
 	{modfile: "go.v1.29.0.mod"},
 	{modfile: "go.v1.29.1.mod"},
+	{modfile: "go.v1.29.2.mod"},
 	{modfile: "go.mod", always: true},
 }
 
@@ -179,7 +206,7 @@ func testCNPGRelease(t *testing.T, r cnpgRelease) {
 			got = "# Inputs left out (the release's CRDs reject these values of vary.yaml): " + strings.Join(notes, ", ") + "\n" + got
 		}
 		file := filepath.Join(repoRoot(), "scripts", "learned", "cloudnative-pg", release+".yaml")
-		checkLearned(t, file, got, w.Module+"@"+release)
+		checkLearned(t, file, got, w.Ref())
 	})
 
 	fillArgs := []string{"--operator", "cloudnative-pg@" + strings.TrimPrefix(release, "v")}
@@ -439,7 +466,7 @@ func shippable(profile, host string, w *operatorWebhook, learnedAs, operator str
 	out := strings.Replace(profile, "\noperator: "+learnedAs+"\n", "\noperator: "+operator+"\n", 1)
 	out = strings.ReplaceAll(out, host, "test/e2e/apiserver")
 	out = hostPort.ReplaceAllString(out, "test/e2e/apiserver")
-	out = strings.Replace(out, "\n  serverVersion:", "\n  module: "+w.Module+"@"+w.Version+"\n  configuration: "+strconv.Quote(w.Configuration)+"\n  serverVersion:", 1)
+	out = strings.Replace(out, "\n  serverVersion:", "\n  module: "+w.Ref()+"\n  configuration: "+strconv.Quote(w.Configuration)+"\n  serverVersion:", 1)
 	return out
 }
 

@@ -1,11 +1,13 @@
 package apiserver
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/yaml"
 )
 
 // shippedKind is one kind of the newest shipped profile of an operator.
@@ -31,9 +33,9 @@ func testOperators(t *testing.T, s *server, a *argo) {
 		{"gw", "gateway-api", "1.6.1", "gateway-api/v1.6.0.yaml", []shippedKind{{"HTTPRoute", "httproutes", ns}}},
 		{"gwx", "gateway-api-experimental", "1.6.1", "gateway-api-experimental/v1.6.0.yaml", []shippedKind{{"HTTPRoute", "httproutes", ns}, {"GRPCRoute", "grpcroutes", ns}}},
 		{"prom", "prometheus-operator", "0.93.0", "prometheus-operator/v0.93.0.yaml", []shippedKind{{"ServiceMonitor", "servicemonitors", ns}, {"Prometheus", "prometheuses", ns}}},
-		// The newest CRD-only release: 1.30.0 adds the operator's webhook
-		// mutations, checked with that webhook in TestCNPGWebhook.
-		{"cnpg", "cloudnative-pg", "1.29.2", "cloudnative-pg/v1.28.0.yaml", []shippedKind{{"Cluster", "clusters", ns}}},
+		// The CRD defaults alone: the operator's webhook mutations are
+		// checked with that webhook in TestCNPGWebhook.
+		{"cnpg", "cloudnative-pg", "1.29.2", "cloudnative-pg/v1.29.2.yaml", []shippedKind{{"Cluster", "clusters", ns}}},
 		{"kyverno", "kyverno", "1.19.0", "kyverno/v1.19.0.yaml", []shippedKind{{"ClusterPolicy", "clusterpolicies", cl}}},
 		{"eg", "envoy-gateway", "1.9.0", "envoy-gateway/v1.9.0.yaml", []shippedKind{{"SecurityPolicy", "securitypolicies", ns}, {"BackendTrafficPolicy", "backendtrafficpolicies", ns}}},
 		{"otel", "opentelemetry-operator", "0.158.0", "opentelemetry-operator/v0.157.0.yaml", []shippedKind{{"OpenTelemetryCollector", "opentelemetrycollectors", ns}}},
@@ -50,11 +52,18 @@ func testOperators(t *testing.T, s *server, a *argo) {
 				crds = append(crds, scopedCRDFromProfile(t, c.profile, k.kind, k.plural, k.scope, objects))
 			}
 			a.installCRDs(t, crds)
+			fillArgs := []string{"--operator", c.operator + "@" + c.release}
+			// No operator webhook runs in this admission chain: an operator
+			// with learned webhook mutations is filled with its CRD
+			// defaults alone.
+			if c.operator == "cloudnative-pg" {
+				fillArgs = crdsOnlyProfile(t, c.profile, c.release)
+			}
 			results := a.run(t, scenario{
 				id:       c.id,
 				crds:     crds,
 				objects:  readObjects(t, objects),
-				fillArgs: []string{"--operator", c.operator + "@" + c.release},
+				fillArgs: fillArgs,
 			})
 			requireNoProblems(t, results)
 			// The list-item defaults these operators are known for make
@@ -77,6 +86,35 @@ func testOperators(t *testing.T, s *server, a *argo) {
 			}
 		})
 	}
+}
+
+// crdsOnlyProfile writes the CRD schema defaults of a shipped profile as
+// the operator crds-only, and returns the fill arguments that select it.
+func crdsOnlyProfile(t *testing.T, profileFile, release string) []string {
+	data, err := os.ReadFile(filepath.Join(repoRoot(), "profiles", profileFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p map[string]any
+	if err := yaml.Unmarshal(data, &p); err != nil {
+		t.Fatal(err)
+	}
+	p["operator"], p["version"] = "crds-only", "v"+release
+	delete(p, "learned")
+	for _, r := range p["resources"].([]any) {
+		for _, k := range []string{"mutations", "rewrites", "webhook"} {
+			delete(r.(map[string]any), k)
+		}
+	}
+	out, err := yaml.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "crds-only.yaml"), out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"--operator", "crds-only@" + release, "--profiles-dir", dir}
 }
 
 // wrongChannel: the standard channel's profile on a cluster that runs the

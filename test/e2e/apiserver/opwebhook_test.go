@@ -42,6 +42,19 @@ type operatorWebhook struct {
 	// proxy serves it): its CRDs, webhook manifests and samples are read
 	// from there, never copied into this repository.
 	Dir string `json:"-"`
+	// Commit is set when the module proxy does not serve the release and
+	// the webhook was built from the operator's source at its tag
+	// (scripts/webhook-sources.sh): the commit of that tag.
+	Commit string `json:"-"`
+}
+
+// Ref names the operator code the webhook runs, for learned files.
+func (w *operatorWebhook) Ref() string {
+	ref := w.Module + "@" + w.Version
+	if w.Commit != "" {
+		ref += " built from its source at commit " + w.Commit + " (the module proxy does not serve " + w.Version + ")"
+	}
+	return ref
 }
 
 // startOperatorWebhookBuild builds ../webhook-NAME with go build flags
@@ -90,6 +103,9 @@ func startOperatorWebhookBuild(t *testing.T, name string, flags []string, env ..
 		t.Fatalf("webhook-%s: %v: %q", name, err, line)
 	}
 	w.Dir = moduleDir(t, name, w.Module, flags...)
+	if c, err := os.ReadFile(filepath.Join(w.Dir, ".commit")); err == nil {
+		w.Commit = strings.TrimSpace(string(c))
+	}
 	t.Logf("webhook-%s: %s@%s built in %s, serving at %s", name, w.Module, w.Version, built.Round(time.Millisecond), w.URL)
 	return w
 }

@@ -1,4 +1,4 @@
-//go:build apidefaulter
+//go:build apidefaulter && !noscheme
 
 package main
 

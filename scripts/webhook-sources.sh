@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Lay out the operator sources that webhook builds need where the Go module
+# proxy does not serve a release: a test/e2e/webhook-NAME/go.vTAG.mod that
+# says `replace MODULE => ./src/TAG` builds the operator from its own source
+# at that git tag, read from the bare git mirror of its repository in
+# $MIRRORS_DIR (as scripts/gen-profiles.sh takes it; unset: .mirror next to
+# this checkout), its dependencies from the proxy. src/TAG/.commit records
+# the commit, which the learned file names. src/ is not committed.
+# Maintainers only (scripts/learn-webhooks.sh runs it).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+case ${MIRRORS_DIR:-} in
+"") mirrors=$root/../.mirror ;;
+/*) mirrors=$MIRRORS_DIR ;;
+*) mirrors=$PWD/$MIRRORS_DIR ;;
+esac
+for dir in "$root"/test/e2e/webhook-*/; do
+  name=$(basename "$dir")
+  case $name in
+  webhook-cnpg) mirror=cloudnative-pg+cloudnative-pg prefix= ;;
+  webhook-knative) mirror=knative+serving prefix=knative- ;;
+  *) continue ;;
+  esac
+  for modfile in "$dir"go.v*.mod; do
+    tag=$(sed -n 's|^replace [^ ]* => \./src/\([^/ ]*\)$|\1|p' "$modfile")
+    [ -n "$tag" ] || continue
+    out=$dir/src/$tag
+    [ -f "$out/.commit" ] && continue
+    git_dir=$mirrors/$mirror/repo
+    if [ ! -d "$git_dir" ]; then
+      echo "$modfile builds from source, and the mirror $git_dir is not there (git clone --mirror)" >&2
+      exit 1
+    fi
+    rm -rf "$out" && mkdir -p "$out"
+    git -C "$git_dir" archive "$prefix$tag" | tar -x -C "$out"
+    git -C "$git_dir" rev-parse "$prefix$tag^{commit}" >"$out/.commit"
+    echo "$name: the source of $prefix$tag at $(cat "$out/.commit") in $out"
+  done
+  # A dependency the proxy refuses is replaced with the copy the release
+  # vendors (./src/TAG/vendor/MODULE): exactly what the release built
+  # with. vendor/ keeps no go.mod, so one naming the module is written,
+  # with the release's own go version.
+  for modfile in "$dir"go.v*.mod; do
+    sed -n 's|^replace \([^ ]*\) => \./src/\(\([^/ ]*\)/vendor/[^ ]*\)$|\1 \2 \3|p' "$modfile" | while read -r module path tag; do
+      go=$(sed -n 's/^go \([0-9.]*\)$/\1/p' "$dir/src/$tag/go.mod")
+      [ -f "$dir/src/$path/go.mod" ] || printf 'module %s\n\ngo %s\n' "$module" "$go" >"$dir/src/$path/go.mod"
+    done
+  done
+done
