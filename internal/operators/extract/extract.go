@@ -113,27 +113,15 @@ type walker struct {
 // walk records defaults top-down, properties in name order, and returns
 // whether the subtree holds any.
 func (w *walker) walk(s *apiextv1.JSONSchemaProps, segs []tree.Seg) error {
-	names := make([]string, 0, len(s.Properties))
-	for n := range s.Properties {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		if len(segs) == 0 && (n == "status" || n == "apiVersion" || n == "kind") {
-			continue
-		}
+	for _, n := range fields(s, len(segs) == 0) {
 		child := s.Properties[n]
 		p := append(append([]tree.Seg(nil), segs...), tree.Seg{Name: n})
 		if child.Default != nil {
-			var v any
-			if err := utiljson.Unmarshal(child.Default.Raw, &v); err != nil {
-				return fmt.Errorf("CRD %s: default at %s: %v", w.crd, tree.FormatPath(p), err)
+			d, err := defaultOf(w.crd, &child, tree.FormatPath(p))
+			if err != nil {
+				return err
 			}
-			typ := child.Type
-			if child.XIntOrString {
-				typ = ""
-			}
-			w.r.Defaults = append(w.r.Defaults, operators.Default{Path: tree.FormatPath(p), Type: typ, Nullable: child.Nullable, Value: v})
+			w.r.Defaults = append(w.r.Defaults, d)
 		}
 		if err := w.walk(&child, p); err != nil {
 			return err
@@ -161,4 +149,30 @@ func (w *walker) walk(s *apiextv1.JSONSchemaProps, segs []tree.Seg) error {
 		}
 	}
 	return nil
+}
+
+// fields are the names of s's properties in order, at the root without
+// status (the controller's), apiVersion and kind.
+func fields(s *apiextv1.JSONSchemaProps, root bool) []string {
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		if !root || (n != "status" && n != "apiVersion" && n != "kind") {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// defaultOf is the default of the property p at path as a profile rule.
+func defaultOf(crd string, p *apiextv1.JSONSchemaProps, path string) (operators.Default, error) {
+	var v any
+	if err := utiljson.Unmarshal(p.Default.Raw, &v); err != nil {
+		return operators.Default{}, fmt.Errorf("CRD %s: default at %s: %v", crd, path, err)
+	}
+	typ := p.Type
+	if p.XIntOrString {
+		typ = ""
+	}
+	return operators.Default{Path: path, Type: typ, Nullable: p.Nullable, Value: v}, nil
 }

@@ -8,7 +8,6 @@ import (
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/tree"
@@ -92,15 +91,7 @@ type readWalker struct {
 // schema keeps the field: served is the served schema at the same path, or
 // nil with preserve when the served schema keeps everything below.
 func (w *readWalker) walk(s *apiextv1.JSONSchemaProps, served *structuralschema.Structural, preserve bool, segs []tree.Seg) error {
-	names := make([]string, 0, len(s.Properties))
-	for n := range s.Properties {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		if len(segs) == 0 && (n == "status" || n == "apiVersion" || n == "kind") {
-			continue
-		}
+	for _, n := range fields(s, len(segs) == 0) {
 		sub, subPreserve, ok := servedProperty(served, preserve, n)
 		if !ok {
 			continue // pruned on read: the served schema does not have it
@@ -147,18 +138,14 @@ func (w *readWalker) record(child *apiextv1.JSONSchemaProps, served *structurals
 	if nullable, ok := w.own[path]; ok && (!nullable || child.Nullable) && !w.keptAbove(p) {
 		return nil
 	}
-	var v any
-	if err := utiljson.Unmarshal(child.Default.Raw, &v); err != nil {
-		return fmt.Errorf("CRD %s: default at %s: %v", w.crd, path, err)
+	d, err := defaultOf(w.crd, child, path)
+	if err != nil {
+		return err
 	}
 	if !preserve {
-		pruning.Prune(v, served, false)
+		pruning.Prune(d.Value, served, false)
 	}
-	typ := child.Type
-	if child.XIntOrString {
-		typ = ""
-	}
-	w.defaults = append(w.defaults, operators.Default{Path: path, Type: typ, Nullable: child.Nullable, Value: v})
+	w.defaults = append(w.defaults, d)
 	w.kept[path] = true
 	return nil
 }
