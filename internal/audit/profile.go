@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/itchyny/gojq"
@@ -49,11 +48,7 @@ func NewDefaults(res []*operators.Resolution) *Defaults {
 			if rs.Webhook != "" {
 				d.webhooks[rs.Group+" "+rs.Kind] = rs.Webhook + " (" + by.String() + ")"
 			}
-			defs := rs.Defaults
-			if rs.FillsOnRead() {
-				defs = slices.Concat(defs, rs.ReadDefaults)
-			}
-			for _, df := range defs {
+			for _, df := range rs.FilledDefaults() {
 				segs, err := tree.ParsePath(df.Path)
 				if err != nil {
 					continue // profiles are validated on load

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
@@ -74,11 +73,7 @@ func whyUnfilled(res []*operators.Resolution, obj map[string]any) string {
 			if rs.Kind != k || rs.APIVersion() != av {
 				continue
 			}
-			defs := rs.Defaults
-			if rs.FillsOnRead() {
-				defs = slices.Concat(defs, rs.ReadDefaults)
-			}
-			for _, d := range defs {
+			for _, d := range rs.FilledDefaults() {
 				segs, err := tree.ParsePath(d.Path)
 				if err != nil {
 					continue

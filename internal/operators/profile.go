@@ -144,6 +144,15 @@ func (r *Resource) FillsOnRead() bool {
 	return len(r.ReadDefaults) > 0 && r.Conversion != ConversionWebhook
 }
 
+// FilledDefaults are the schema defaults fill applies to the kind: its own
+// and, when they are filled, those on read from the storage version.
+func (r *Resource) FilledDefaults() []Default {
+	if !r.FillsOnRead() {
+		return r.Defaults
+	}
+	return append(r.Defaults[:len(r.Defaults):len(r.Defaults)], r.ReadDefaults...)
+}
+
 // APIVersion is group/version, or version for the core group.
 func (r Resource) APIVersion() string {
 	if r.Group == "" {
