@@ -189,15 +189,11 @@ func (g gen) value(s *structuralschema.Structural, depth int) any {
 	return fmt.Sprintf("v%d", g.r.Intn(5))
 }
 
-func compare(t *testing.T, name string, e *Engine, s *structuralschema.Structural, obj map[string]any) {
-	t.Helper()
-	compareRead(t, name, e, s, nil, obj)
-}
-
-// compareRead is compare for an object of a served version s whose storage
-// version is storage: the API server defaults it with s, stores it, and when
-// it reads it back defaults it with storage and prunes it with s. Fields of
-// obj that s prunes are left out first: the engine does not prune.
+// compareRead checks the engine against the API server for an object of a
+// served version s whose storage version is storage (nil when s is stored):
+// the API server defaults it with s, stores it, and when it reads it back
+// defaults it with storage and prunes it with s. Fields of obj that s prunes
+// are left out first: the engine does not prune.
 func compareRead(t *testing.T, name string, e *Engine, s, storage *structuralschema.Structural, obj map[string]any) {
 	t.Helper()
 	if storage != nil {
