@@ -3,16 +3,13 @@ package apiserver
 import (
 	"bytes"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
@@ -24,20 +21,6 @@ import (
 // default-monitoring ConfigMap, prefixed cnpg-).
 var cnpgEnv = []string{"MONITORING_QUERIES_CONFIGMAP=cnpg-default-monitoring"}
 
-// cnpgRelease is one CloudNativePG release whose webhook is learned: the
-// go.mod of test/e2e/webhook-cnpg that pins it (go build -modfile; go.mod
-// pins the newest) and the build tags of the way it serves its defaulters
-// (cnpgReleases).
-type cnpgRelease struct {
-	modfile, tags string
-	// always: checked in every run of the suite (the newest), learned
-	// mutations and samples; the others only with E2E_CNPG_RELEASES=all
-	// (scripts/learn-webhooks.sh) or when named there: each costs a cold
-	// build of another k8s.io and controller-runtime (about 4 CPU-minutes),
-	// and a cold .ci/run must stay under 60 minutes.
-	always bool
-}
-
 // cnpgReleases: every release from v1.20.0 on. Where the Go module proxy
 // refuses a release, its go.v*.mod replaces the module with the operator's
 // source at the release's tag (./src/TAG, laid out from a git mirror by
@@ -47,7 +30,7 @@ type cnpgRelease struct {
 // controller-runtime v0.14), legacydefaulter (CustomDefaulter before
 // controller-runtime v0.23; nodatabase before v1.26's Database webhook),
 // none (the generic defaulter of v0.23 and later).
-var cnpgReleases = []cnpgRelease{
+var cnpgReleases = []webhookRelease{
 	{modfile: "go.v1.20.0.mod", tags: "apidefaulter,noscheme"},
 	{modfile: "go.v1.20.1.mod", tags: "apidefaulter"},
 	{modfile: "go.v1.20.2.mod", tags: "apidefaulter"},
@@ -120,65 +103,33 @@ var cnpgReleases = []cnpgRelease{
 //     the learner never saw, and a few Clusters of our own, filled with
 //     the operator's name alone, are Synced in every Argo CD diff mode and
 //     equal to what the server stores.
-func TestCNPGWebhook(t *testing.T) {
-	for _, r := range cnpgReleases {
-		name := strings.TrimSuffix(strings.TrimPrefix(r.modfile, "go."), ".mod")
-		if name == "mod" {
-			name = "newest"
-		}
-		t.Run(name, func(t *testing.T) {
-			if !cnpgSelected(r, name, os.Getenv("E2E_CNPG_RELEASES")) {
-				t.Skip("checked with E2E_CNPG_RELEASES=all (scripts/learn-webhooks.sh) or =" + name)
-			}
-			testCNPGRelease(t, r)
-		})
-	}
-}
+func TestCNPGWebhook(t *testing.T) { cnpgOperator.run(t) }
 
-// cnpgSelected: E2E_CNPG_RELEASES unset runs the releases marked always,
-// "all" every release, a comma-separated list of names (v1.20.2,newest)
-// those only.
-func cnpgSelected(r cnpgRelease, name, env string) bool {
-	switch env {
-	case "":
-		return r.always
-	case "all":
-		return true
-	}
-	return slices.Contains(strings.Split(env, ","), name)
-}
-
-func testCNPGRelease(t *testing.T, r cnpgRelease) {
-	flags := []string{"-modfile=" + r.modfile}
-	if r.tags != "" {
-		flags = append(flags, "-tags="+r.tags)
-	}
-	w, s, a, crdFiles, crds := startCNPG(t, flags, cnpgEnv...)
-	release := w.Version
-
-	t.Run("learn", func(t *testing.T) {
-		// Beyond the release's CRD defaults only, whatever is shipped:
-		// the module's CRDs, under names of their own (--as
-		// cloudnative-pg@X would override the shipped release from its
-		// profile's CRD defaults); the file names the release.
-		crdProfile := extractProfile(t, "cnpg-crds", release, crdFiles...)
-		seeds := filepath.Join("testdata", "webhooks", "cnpg", "seeds.yaml")
-		vary, leftOut := a.acceptedVariations(t, seeds, filepath.Join("testdata", "webhooks", "cnpg", "vary.yaml"), "cnpg-learn")
-		args := []string{"profiles", "learn", "--kubeconfig", s.kubeconfig, "--second-context", "editor", "--as", "cnpg-webhook@" + strings.TrimPrefix(release, "v"),
-			"--operator", "cnpg-crds@" + strings.TrimPrefix(release, "v"), "--profiles-dir", crdProfile,
-			"--vary", vary,
-			"--report", filepath.Join(t.TempDir(), "report.json"), seeds}
-		report := args[len(args)-2]
-		first := runBinary(t, "", args...)
-		if first.code != 0 {
-			t.Fatalf("profiles learn: exit %d\n%s", first.code, first.stderr)
-		}
-		t.Logf("report:\n%s", first.stderr)
+// cnpgOperator: CloudNativePG's webhook as the suite learns it.
+var cnpgOperator = &webhookOperator{
+	name:     "cnpg",
+	operator: "cloudnative-pg",
+	crds:     []string{"config/crd/bases/*.yaml"},
+	samples:  []string{"docs/src/samples/*.yaml"},
+	group:    "postgresql.cnpg.io",
+	objects:  "clusters.yaml",
+	manifest: "config/webhook/manifests.yaml",
+	env:      cnpgEnv,
+	probe: map[string]any{
+		"apiVersion": "postgresql.cnpg.io/v1", "kind": "Cluster",
+		"metadata": map[string]any{"name": "probe"},
+		"spec":     map[string]any{"instances": int64(1), "storage": map[string]any{"size": "1Gi"}},
+	},
+	probed: func(o *unstructured.Unstructured) bool {
+		v, _, _ := unstructured.NestedString(o.Object, "spec", "logLevel")
+		return v != ""
+	},
+	learned: func(t *testing.T, stdout string, report learnReport, leftOut map[string]string) {
 		// What the rule language cannot say is reported, with the rule
 		// that covers it: the tablespace owner copies a bootstrap owner
 		// the manifest states (learned only for none stated).
 		found := map[string]bool{}
-		for _, f := range readLearnReport(t, report).NotLearned {
+		for _, f := range report.NotLearned {
 			if f.IgnoreDifferences != nil {
 				found[f.Path] = true
 			}
@@ -190,64 +141,11 @@ func testCNPGRelease(t *testing.T, r cnpgRelease) {
 		}
 		// The default queries are put first into a list the user wrote,
 		// unless an entry of that name is there: an insert rule.
-		if r := "path: .spec.monitoring.customQueriesConfigMap\n        value:\n          key: queries\n          name: cnpg-default-monitoring\n        insert: first\n        key: name\n"; !strings.Contains(first.stdout, r) {
+		if r := "path: .spec.monitoring.customQueriesConfigMap\n        value:\n          key: queries\n          name: cnpg-default-monitoring\n        insert: first\n        key: name\n"; !strings.Contains(stdout, r) {
 			t.Errorf("not learned: %s", r)
 		}
-		again := runBinary(t, "", args...)
-		if again.stdout != first.stdout {
-			t.Errorf("learning twice gives other bytes:\n%s\n---\n%s", first.stdout, again.stdout)
-		}
-		got := shippable(first.stdout, s.host, w, "cnpg-webhook", "cloudnative-pg")
-		if len(leftOut) > 0 {
-			var notes []string
-			for _, p := range slices.Sorted(maps.Keys(leftOut)) {
-				notes = append(notes, p+" ("+leftOut[p]+")")
-			}
-			got = "# Inputs left out (the release's CRDs reject these values of vary.yaml): " + strings.Join(notes, ", ") + "\n" + got
-		}
-		file := filepath.Join(repoRoot(), "scripts", "learned", "cloudnative-pg", release+".yaml")
-		checkLearned(t, file, got, w.Ref())
-	})
-
-	fillArgs := []string{"--operator", "cloudnative-pg@" + strings.TrimPrefix(release, "v")}
-	t.Run("own-clusters", func(t *testing.T) {
-		objs := a.accepted(t, readObjects(t, filepath.Join("testdata", "webhooks", "cnpg", "clusters.yaml")), "cnpg-learn")
-		results := a.run(t, scenario{id: "cnpg-own", crds: crds, objects: objs, fillArgs: fillArgs})
-		requireSynced(t, results)
-	})
-	t.Run("upstream-samples", func(t *testing.T) {
-		objs := a.accepted(t, cnpgSamples(t, w.Dir), "cnpg-learn")
-		if len(objs) == 0 {
-			t.Skip("no samples in the module")
-		}
-		results := a.run(t, scenario{id: "cnpg-samples", crds: crds, objects: objs, fillArgs: fillArgs})
-		requireSynced(t, results)
-		t.Logf("%d upstream sample objects of postgresql.cnpg.io accepted by the server and checked", len(objs))
-	})
-}
-
-// startCNPG starts CloudNativePG's webhook (built with flags, configured
-// by env) and an API server with the release's CRDs and the webhook in its
-// admission chain, once it is called.
-func startCNPG(t *testing.T, flags []string, env ...string) (*operatorWebhook, *server, *argo, []string, []*apiextv1.CustomResourceDefinition) {
-	t.Helper()
-	w := startOperatorWebhookBuild(t, "cnpg", flags, env...)
-	s := startServer(t)
-	a := newArgo(t, s.cfg)
-	crdFiles, _ := filepath.Glob(filepath.Join(w.Dir, "config", "crd", "bases", "*.yaml"))
-	crds := readCRDs(t, crdFiles...)
-	a.installCRDs(t, crds)
-	a.registerOperatorWebhooks(t, w, filepath.Join("config", "webhook", "manifests.yaml"))
-	a.ensureNamespace(t, "cnpg-learn")
-	a.waitAdmitted(t, &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "postgresql.cnpg.io/v1", "kind": "Cluster",
-		"metadata": map[string]any{"name": "probe", "namespace": "cnpg-learn"},
-		"spec":     map[string]any{"instances": int64(1), "storage": map[string]any{"size": "1Gi"}},
-	}}, func(o *unstructured.Unstructured) bool {
-		v, _, _ := unstructured.NestedString(o.Object, "spec", "logLevel")
-		return v != ""
-	})
-	return w, s, a, crdFiles, crds
+	},
+	releases: cnpgReleases,
 }
 
 // TestCNPGOverride: an operator configured otherwise than its release
@@ -263,7 +161,9 @@ func startCNPG(t *testing.T, flags []string, env ...string) (*operatorWebhook, *
 // the shipped ones.
 func TestCNPGOverride(t *testing.T) {
 	const image = "registry.example.com/postgresql:17.6-system-trixie"
-	w, s, a, _, crds := startCNPG(t, nil, "POSTGRES_IMAGE_NAME="+image, "MONITORING_QUERIES_SECRET=site-queries")
+	op := *cnpgOperator
+	op.env = []string{"POSTGRES_IMAGE_NAME=" + image, "MONITORING_QUERIES_SECRET=site-queries"}
+	w, s, a, _, crds := op.start(t, nil)
 	release := strings.TrimPrefix(w.Version, "v")
 	if !strings.Contains(w.Configuration, "POSTGRES_IMAGE_NAME="+image) || strings.Contains(w.Configuration, "MONITORING_QUERIES_CONFIGMAP") {
 		t.Fatalf("the webhook runs with %s", w.Configuration)
@@ -435,25 +335,6 @@ func (a *argo) acceptedVariations(t *testing.T, seedsFile, varyFile, ns string) 
 		t.Fatal(err)
 	}
 	return file, leftOut
-}
-
-// cnpgSamples reads the operator's samples of its own API group, each
-// under a name of its own (several samples share a name).
-func cnpgSamples(t *testing.T, dir string) []*unstructured.Unstructured {
-	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, "docs", "src", "samples", "*.yaml"))
-	var out []*unstructured.Unstructured
-	for _, f := range files {
-		for _, o := range readObjects(t, f) {
-			if !strings.HasPrefix(o.GetAPIVersion(), "postgresql.cnpg.io/") {
-				continue
-			}
-			o.SetName(strings.TrimSuffix(filepath.Base(f), ".yaml") + "-" + o.GetName())
-			o.SetNamespace("")
-			out = append(out, o)
-		}
-	}
-	return out
 }
 
 var hostPort = regexp.MustCompile(`https://127\.0\.0\.1:[0-9]+`)

@@ -1,0 +1,195 @@
+package apiserver
+
+import (
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// webhookOperator is an operator whose mutating webhook the suite builds
+// from the operator's own Go module (test/e2e/webhook-NAME), registers in a
+// real kube-apiserver from the operator's own manifest and learns from, told
+// as data: adding an operator is an entry like this, the webhook module and
+// testdata/webhooks/NAME (seeds.yaml, vary.yaml).
+type webhookOperator struct {
+	// name is the webhook module's and the test data's directory name.
+	name string
+	// operator is the shipped operator the learned files belong to
+	// (scripts/learned/OPERATOR/TAG.yaml).
+	operator string
+	// crds and samples are globs in the operator's module: its CRDs and
+	// the samples it ships (objects of group only are kept).
+	crds, samples []string
+	group         string
+	// objects is a file of the suite's own objects in testdata/webhooks/NAME
+	// (optional), checked like the samples.
+	objects string
+	// manifest is the module file with its MutatingWebhookConfigurations.
+	manifest string
+	// env configures the webhook process as the operator's install does.
+	env []string
+	// probe is created (dry run) until probed says the webhook mutated it.
+	probe  map[string]any
+	probed func(*unstructured.Unstructured) bool
+	// learned checks operator-specific findings of a learning run (its
+	// stdout and report); may be nil.
+	learned func(t *testing.T, stdout string, report learnReport, leftOut map[string]string)
+	// releases are the builds of the webhook module, one go.mod each.
+	releases []webhookRelease
+}
+
+// webhookRelease is one release whose webhook is learned: the go.mod of the
+// webhook module that pins it (go build -modfile; go.mod pins the newest)
+// and the build tags of the way it serves its webhook.
+type webhookRelease struct {
+	modfile, tags string
+	// always: checked in every run of the suite (the newest); the others
+	// only when E2E_<NAME>_RELEASES is "all" (scripts/learn-webhooks.sh)
+	// or names them: each costs a cold build of other k8s.io versions.
+	always bool
+}
+
+// namespace is where the operator's objects are created.
+func (op *webhookOperator) namespace() string { return op.name + "-learn" }
+
+// run is the operator's test: a subtest per release.
+func (op *webhookOperator) run(t *testing.T) {
+	env := "E2E_" + strings.ToUpper(strings.ReplaceAll(op.name, "-", "_")) + "_RELEASES"
+	for _, r := range op.releases {
+		name := strings.TrimSuffix(strings.TrimPrefix(r.modfile, "go."), ".mod")
+		if name == "mod" {
+			name = "newest"
+		}
+		t.Run(name, func(t *testing.T) {
+			if !selected(r.always, name, os.Getenv(env)) {
+				t.Skip("checked with " + env + "=all (scripts/learn-webhooks.sh) or =" + name)
+			}
+			op.testRelease(t, r)
+		})
+	}
+}
+
+// selected: env unset runs the releases marked always, "all" every
+// release, a comma-separated list of names (v1.20.2,newest) those only.
+func selected(always bool, name, env string) bool {
+	switch env {
+	case "":
+		return always
+	case "all":
+		return true
+	}
+	return slices.Contains(strings.Split(env, ","), name)
+}
+
+func (op *webhookOperator) testRelease(t *testing.T, r webhookRelease) {
+	flags := []string{"-modfile=" + r.modfile}
+	if r.tags != "" {
+		flags = append(flags, "-tags="+r.tags)
+	}
+	w, s, a, crdFiles, crds := op.start(t, flags)
+	release := strings.TrimPrefix(w.Version, "v")
+	dir := filepath.Join("testdata", "webhooks", op.name)
+
+	t.Run("learn", func(t *testing.T) {
+		// Beyond the release's CRD defaults only: the module's CRDs under
+		// names of their own (--as OPERATOR@X would override the shipped
+		// release from its profile's CRD defaults).
+		crdProfile := extractProfile(t, op.name+"-crds", w.Version, crdFiles...)
+		seeds := filepath.Join(dir, "seeds.yaml")
+		vary, leftOut := a.acceptedVariations(t, seeds, filepath.Join(dir, "vary.yaml"), op.namespace())
+		report := filepath.Join(t.TempDir(), "report.json")
+		args := []string{"profiles", "learn", "--kubeconfig", s.kubeconfig, "--second-context", "editor",
+			"--as", op.name + "-webhook@" + release, "--operator", op.name + "-crds@" + release, "--profiles-dir", crdProfile,
+			"--vary", vary, "--report", report, seeds}
+		first := runBinary(t, "", args...)
+		if first.code != 0 {
+			t.Fatalf("profiles learn: exit %d\n%s", first.code, first.stderr)
+		}
+		t.Logf("report:\n%s", first.stderr)
+		if op.learned != nil {
+			op.learned(t, first.stdout, readLearnReport(t, report), leftOut)
+		}
+		again := runBinary(t, "", args...)
+		if again.stdout != first.stdout {
+			t.Errorf("learning twice gives other bytes:\n%s\n---\n%s", first.stdout, again.stdout)
+		}
+		got := shippable(first.stdout, s.host, w, op.name+"-webhook", op.operator)
+		if len(leftOut) > 0 {
+			var notes []string
+			for _, p := range slices.Sorted(maps.Keys(leftOut)) {
+				notes = append(notes, p+" ("+leftOut[p]+")")
+			}
+			got = "# Inputs left out (the release's CRDs reject these values of vary.yaml): " + strings.Join(notes, ", ") + "\n" + got
+		}
+		checkLearned(t, filepath.Join(repoRoot(), "scripts", "learned", op.operator, w.Version+".yaml"), got, w.Ref())
+	})
+
+	fillArgs := []string{"--operator", op.operator + "@" + release}
+	if op.objects != "" {
+		t.Run("own-objects", func(t *testing.T) {
+			objs := a.accepted(t, readObjects(t, filepath.Join(dir, op.objects)), op.namespace())
+			requireSynced(t, a.run(t, scenario{id: op.name + "-own", crds: crds, objects: objs, fillArgs: fillArgs}))
+		})
+	}
+	t.Run("upstream-samples", func(t *testing.T) {
+		objs := a.accepted(t, op.moduleSamples(t, w.Dir), op.namespace())
+		if len(objs) == 0 {
+			t.Skip("no samples in the module")
+		}
+		requireSynced(t, a.run(t, scenario{id: op.name + "-samples", crds: crds, objects: objs, fillArgs: fillArgs}))
+		t.Logf("%d upstream sample objects of %s accepted by the server and checked", len(objs), op.group)
+	})
+}
+
+// start builds and starts the webhook (with flags) and an API server with
+// the release's CRDs and the webhook in its admission chain, once it is
+// called.
+func (op *webhookOperator) start(t *testing.T, flags []string) (*operatorWebhook, *server, *argo, []string, []*apiextv1.CustomResourceDefinition) {
+	t.Helper()
+	w := startOperatorWebhookBuild(t, op.name, flags, op.env...)
+	s := startServer(t)
+	a := newArgo(t, s.cfg)
+	var crdFiles []string
+	for _, g := range op.crds {
+		m, _ := filepath.Glob(filepath.Join(w.Dir, g))
+		crdFiles = append(crdFiles, m...)
+	}
+	if len(crdFiles) == 0 {
+		t.Fatalf("no CRDs at %v in %s", op.crds, w.Dir)
+	}
+	crds := readCRDs(t, crdFiles...)
+	a.installCRDs(t, crds)
+	a.registerOperatorWebhooks(t, w, op.manifest)
+	a.ensureNamespace(t, op.namespace())
+	probe := &unstructured.Unstructured{Object: op.probe}
+	probe.SetNamespace(op.namespace())
+	a.waitAdmitted(t, probe, op.probed)
+	return w, s, a, crdFiles, crds
+}
+
+// moduleSamples reads the operator's samples of its own API group, each
+// under a name of its own (several samples share a name).
+func (op *webhookOperator) moduleSamples(t *testing.T, dir string) []*unstructured.Unstructured {
+	t.Helper()
+	var out []*unstructured.Unstructured
+	for _, g := range op.samples {
+		files, _ := filepath.Glob(filepath.Join(dir, g))
+		for _, f := range files {
+			for _, o := range readObjects(t, f) {
+				if !strings.HasPrefix(o.GetAPIVersion(), op.group+"/") {
+					continue
+				}
+				o.SetName(strings.TrimSuffix(filepath.Base(f), filepath.Ext(f)) + "-" + o.GetName())
+				o.SetNamespace("")
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
