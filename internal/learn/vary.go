@@ -51,6 +51,9 @@ type Dimension struct {
 	Path string `json:"path"`
 	// Values: null removes the field.
 	Values []any `json:"values"`
+	// Kinds limits the dimension to seeds of these kinds (every seed when
+	// empty): an operator's kinds rarely share the fields worth varying.
+	Kinds []string `json:"kinds,omitempty"`
 
 	segs []tree.Seg
 }
@@ -117,7 +120,11 @@ func (v *Variations) Generate(seeds []manifest.Object) ([]manifest.Object, error
 	}
 	for _, s := range seeds {
 		n := 0
+		kind, _ := s.Data["kind"].(string)
 		for _, d := range v.Vary {
+			if len(d.Kinds) > 0 && !slices.Contains(d.Kinds, kind) {
+				continue
+			}
 			for _, val := range d.Values {
 				obj := runtime.DeepCopyJSON(s.Data)
 				setField(obj, d.segs, val)

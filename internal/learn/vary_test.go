@@ -106,6 +106,42 @@ func TestGenerate(t *testing.T) {
 	}
 }
 
+// A dimension with kinds varies the seeds of those kinds only.
+func TestGenerateKinds(t *testing.T) {
+	v, err := ParseVariations("vary.yaml", []byte(`apiVersion: cmp-defaults.io/v1alpha1
+kind: LearnVariations
+vary:
+  - path: .spec.mode
+    values: [ha]
+    kinds: [Gadget]
+  - path: .spec.size
+    values: [2]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := gadget(t, "widget", `{mode: single}`)
+	other["kind"] = "Widget"
+	got, err := v.Generate([]manifest.Object{{Data: gadget(t, "seed", `{mode: single}`)}, {Data: other}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range got {
+		names = append(names, fmt.Sprintf("%s %s %s", o.Data["kind"], o.Data["metadata"].(map[string]any)["name"], jsonText(o.Data["spec"])))
+	}
+	want := []string{
+		`Gadget seed {"mode":"single"}`,
+		`Widget widget {"mode":"single"}`,
+		`Gadget seed-v1 {"mode":"ha"}`,
+		`Gadget seed-v2 {"mode":"single","size":2}`,
+		`Widget widget-v1 {"mode":"single","size":2}`,
+	}
+	if !reflect.DeepEqual(names, want) {
+		t.Errorf("generated:\n%s\nwant:\n%s", strings.Join(names, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // A default that follows whether the object is a replica: the sibling's
 // presence does not decide it ({enabled: false}), so without the
 // condition nothing is learned; with it, one rule per value.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -295,10 +296,14 @@ func (a *argo) acceptedVariations(t *testing.T, seedsFile, varyFile, ns string) 
 		path, _ := dim["path"].(string)
 		fields := strings.Split(strings.TrimPrefix(path, "."), ".")
 		values, _ := dim["values"].([]any)
+		kinds, _ := dim["kinds"].([]any)
 		var ok []any
 		for _, val := range values {
 			var objs []*unstructured.Unstructured
 			for _, seed := range seeds {
+				if len(kinds) > 0 && !slices.Contains(kinds, any(seed.GetKind())) {
+					continue
+				}
 				o := seed.DeepCopy()
 				if val == nil {
 					unstructured.RemoveNestedField(o.Object, fields...)
