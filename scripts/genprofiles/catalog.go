@@ -47,6 +47,11 @@ type conversion struct {
 type webhookSpec struct {
 	Manifest string `yaml:"manifest"`
 	Module   string `yaml:"module"`
+	// RulesFromCRDs: a webhook the manifest registers without rules gets
+	// one per CRD of the release (every version, create and update), as
+	// knative.dev/pkg's reconciler writes them at run time, one per type
+	// the operator defaults, when that is every kind it defines.
+	RulesFromCRDs bool `yaml:"rulesFromCRDs"`
 }
 
 type tagFilter struct {

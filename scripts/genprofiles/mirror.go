@@ -208,7 +208,11 @@ func generateMirror(e *entry, m *mirror, learnedDir string) (map[string][]byte, 
 		p.Channel = e.Channel
 		learned := ""
 		if e.Webhooks != nil {
-			hooks, ok, err := m.mutatingWebhooks(r.ref, e.Webhooks.Manifest, e.Groups)
+			var ruleCRDs []apiextv1.CustomResourceDefinition
+			if e.Webhooks.RulesFromCRDs {
+				ruleCRDs = all
+			}
+			hooks, ok, err := m.mutatingWebhooks(r.ref, e.Webhooks.Manifest, e.Groups, ruleCRDs)
 			if err != nil {
 				return nil, err
 			}
@@ -259,12 +263,32 @@ func generateMirror(e *entry, m *mirror, learnedDir string) (map[string][]byte, 
 }
 
 // markWebhooks names, on each resource of p, the mutating webhook that
-// matches it on create or update (group, version and the CRD's plural).
+// matches it on create or update (group, version and the CRD's plural). A
+// served kind a webhook matches gets a resource even without schema
+// defaults (Tekton's Pipeline): without one its webhook would be
+// unknown to every command.
 func markWebhooks(hooks []operators.Webhook, crds []apiextv1.CustomResourceDefinition, p *operators.Profile) {
 	plural := map[string]string{}
 	for _, c := range crds {
 		plural[c.Spec.Group+"/"+c.Spec.Names.Kind] = c.Spec.Names.Plural
+		for _, v := range c.Spec.Versions {
+			if !v.Served || slices.ContainsFunc(p.Resources, func(r operators.Resource) bool {
+				return r.Group == c.Spec.Group && r.Version == v.Name && r.Kind == c.Spec.Names.Kind
+			}) {
+				continue
+			}
+			for _, h := range hooks {
+				if slices.ContainsFunc(h.Rules, func(rule operators.WebhookRule) bool {
+					return (matches(rule.Operations, "CREATE") || matches(rule.Operations, "UPDATE")) &&
+						matches(rule.APIGroups, c.Spec.Group) && matches(rule.APIVersions, v.Name) && matches(rule.Resources, c.Spec.Names.Plural)
+				}) {
+					p.Resources = append(p.Resources, operators.Resource{Group: c.Spec.Group, Version: v.Name, Kind: c.Spec.Names.Kind, Storage: v.Storage})
+					break
+				}
+			}
+		}
 	}
+	operators.SortResources(p.Resources)
 	for _, h := range hooks {
 		for _, rule := range h.Rules {
 			if !matches(rule.Operations, "CREATE") && !matches(rule.Operations, "UPDATE") {

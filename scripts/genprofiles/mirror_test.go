@@ -283,6 +283,53 @@ func TestWebhooks(t *testing.T) {
 	}
 }
 
+// A webhook the manifest registers without rules matches nothing, unless
+// the catalog says its rules are written at run time for every CRD.
+func TestWebhookRulesFromCRDs(t *testing.T) {
+	const file = "config/500-webhooks.yaml"
+	manifest := "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingWebhookConfiguration\nmetadata: {name: m}\nwebhooks:\n  - name: webhook.example.com\n    clientConfig: {service: {name: w, namespace: ns}}\n"
+	// Widgets have no schema default: the webhook is all that writes them.
+	widgets := strings.NewReplacer("gizmos", "widgets", "Gizmo", "Widget", ", default: Slow", "").Replace(gizmoCRD("example.com", "Slow"))
+	trees := map[string]map[string]string{"v1.0.0": {"crds/gizmos.yaml": gizmoCRD("example.com", "Slow"), "crds/widgets.yaml": widgets, file: manifest}}
+	git := testMirror(t, []string{"v1.0.0"}, trees)
+	for _, fromCRDs := range []bool{false, true} {
+		e := entry{Name: "gizmo", Repository: "github.com/example/gizmo", Groups: []string{"example.com"}, Source: "mirror", Mirror: "example+gizmo",
+			Tags:     tagFilter{Pattern: `^v[0-9]+\.[0-9]+\.[0-9]+$`, From: "v1.0.0", To: "v1.0.0"},
+			Paths:    []pathSpec{{From: "v1.0.0", Dir: "crds"}},
+			Webhooks: &webhookSpec{Manifest: file, RulesFromCRDs: fromCRDs},
+		}
+		if err := e.validate(); err != nil {
+			t.Fatal(err)
+		}
+		files, err := generateMirror(&e, newMirror(git), t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix, err := operators.ParseIndex("index.yaml", files["index.yaml"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := operators.ParseProfile("v1.0.0", files[ix.Releases[0].Profile+".yaml"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range p.Resources {
+			got = append(got, r.Kind+":"+r.Webhook)
+		}
+		want := "[Gizmo:]"
+		if fromCRDs {
+			want = "[Gizmo:webhook.example.com Widget:webhook.example.com]"
+		}
+		if fmt.Sprint(got) != want {
+			t.Errorf("rulesFromCRDs %v: resources and webhooks %v, want %s", fromCRDs, got, want)
+		}
+		if fromCRDs && (len(ix.Webhooks) != 1 || fmt.Sprint(ix.Webhooks[0].Rules[0].Resources, ix.Webhooks[0].Rules[0].APIVersions) != "[gizmos] [*]") {
+			t.Errorf("index webhooks: %+v", ix.Webhooks)
+		}
+	}
+}
+
 // -newest-crds copies the CRD files of the newest release in range, laid
 // out as a directory source, and leaves out files that hold no CRD.
 func TestWriteNewest(t *testing.T) {

@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"sort"
+	"strings"
 
 	admregv1 "k8s.io/api/admissionregistration/v1"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
@@ -44,9 +47,10 @@ func webhookRanges(file string, rels []release, byTag map[string][]operators.Web
 }
 
 // mutatingWebhooks parses the MutatingWebhookConfigurations of a file at a
-// tag and keeps the webhooks and rules on the given API groups; ok is false
-// when the tag has no such file.
-func (m *mirror) mutatingWebhooks(tag, file string, groups []string) (hooks []operators.Webhook, ok bool, err error) {
+// tag and keeps the webhooks and rules on the given API groups; a webhook
+// without rules gets one per CRD of crds (webhookSpec.RulesFromCRDs). ok is
+// false when the tag has no such file.
+func (m *mirror) mutatingWebhooks(tag, file string, groups []string, crds []apiextv1.CustomResourceDefinition) (hooks []operators.Webhook, ok bool, err error) {
 	if _, err := m.git("cat-file", "-e", tag+":"+file); err != nil {
 		return nil, false, nil
 	}
@@ -72,6 +76,9 @@ func (m *mirror) mutatingWebhooks(tag, file string, groups []string) (hooks []op
 		}
 		for _, w := range cfg.Webhooks {
 			h := operators.Webhook{Name: w.Name}
+			if len(w.Rules) == 0 {
+				w.Rules = crdRules(crds)
+			}
 			for _, r := range w.Rules {
 				if !anyIn(r.APIGroups, groups) {
 					continue
@@ -88,6 +95,21 @@ func (m *mirror) mutatingWebhooks(tag, file string, groups []string) (hooks []op
 		}
 	}
 	return hooks, true, nil
+}
+
+// crdRules is one rule per CRD, sorted by CRD name: its group, every
+// version, its plural, on create and update.
+func crdRules(crds []apiextv1.CustomResourceDefinition) []admregv1.RuleWithOperations {
+	sorted := slices.Clone(crds)
+	slices.SortFunc(sorted, func(a, b apiextv1.CustomResourceDefinition) int { return strings.Compare(a.Name, b.Name) })
+	var out []admregv1.RuleWithOperations
+	for _, c := range sorted {
+		out = append(out, admregv1.RuleWithOperations{
+			Operations: []admregv1.OperationType{admregv1.Create, admregv1.Update},
+			Rule:       admregv1.Rule{APIGroups: []string{c.Spec.Group}, APIVersions: []string{"*"}, Resources: []string{c.Spec.Names.Plural}},
+		})
+	}
+	return out
 }
 
 func anyIn(xs, set []string) bool {

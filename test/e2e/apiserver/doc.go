@@ -52,13 +52,16 @@
 // 10,100) from the server's own apiserver_request_total, against none for the
 // diff of filled manifests.
 //
-// TestCNPGWebhook and TestKnativeWebhook run operators' own defaulting
-// webhooks (../webhook-cnpg, ../webhook-knative: the release's Go module over
+// TestCNPGWebhook, TestTektonWebhook and TestKnativeWebhook run operators'
+// own defaulting webhooks (../webhook-cnpg, ../webhook-tekton,
+// ../webhook-knative: the release's Go module over
 // HTTPS on loopback), registered from the operator's manifest: 'profiles
 // learn' on inputs written for it must give the committed scripts/learned
 // file (E2E_LEARN_WRITE=1 rewrites it), and the operator's own samples,
 // filled with its name alone, must be Synced in every mode and equal to what
-// the server stores, except at fields the learner reports as not learnable.
+// the server stores, except at fields the learner reports as not learnable
+// and those the operator's webhookOperator lists as not filled, with the
+// reason docs/webhooks.md gives.
 //
 // Measured on the way: kubectl's client-side apply strips explicit nulls
 // before it creates an object, so a nullable field set to null in Git is

@@ -38,6 +38,10 @@ type operatorWebhook struct {
 	// operator writes it at run time, as Knative's reconciler does), by
 	// webhook name.
 	Paths map[string]string `json:"paths"`
+	// Rules are the rules of webhooks whose manifest names none, by
+	// webhook name: knative.dev/pkg's reconcilers write one per type the
+	// operator defaults, at run time.
+	Rules map[string][]admissionregistrationv1.RuleWithOperations `json:"rules"`
 	// Dir is the operator module's source in the Go module cache (as the
 	// proxy serves it): its CRDs, webhook manifests and samples are read
 	// from there, never copied into this repository.
@@ -134,7 +138,7 @@ func moduleDir(t *testing.T, name, module string, flags ...string) string {
 // register installs the operator's MutatingWebhookConfigurations from its
 // install manifest (a file in its module) as the operator ships them,
 // with the service reference replaced by the process's URL and CA (and its
-// path, when the manifest leaves it to the operator).
+// path and rules, when the manifest leaves them to the operator).
 func (a *argo) registerOperatorWebhooks(t *testing.T, w *operatorWebhook, manifest string) []*admissionregistrationv1.MutatingWebhookConfiguration {
 	t.Helper()
 	var out []*admissionregistrationv1.MutatingWebhookConfiguration
@@ -150,6 +154,9 @@ func (a *argo) registerOperatorWebhooks(t *testing.T, w *operatorWebhook, manife
 			cc := &cfg.Webhooks[i].ClientConfig
 			if p, ok := w.Paths[cfg.Webhooks[i].Name]; ok && cc.Service != nil && cc.Service.Path == nil {
 				cc.Service.Path = &p
+			}
+			if r, ok := w.Rules[cfg.Webhooks[i].Name]; ok && len(cfg.Webhooks[i].Rules) == 0 {
+				cfg.Webhooks[i].Rules = r
 			}
 			if cc.Service == nil || cc.Service.Path == nil {
 				t.Fatalf("%s: webhook %s has no service path", manifest, cfg.Webhooks[i].Name)

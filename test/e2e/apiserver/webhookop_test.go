@@ -20,6 +20,9 @@ import (
 type webhookOperator struct {
 	// name is the webhook module's and the test data's directory name.
 	name string
+	// module is the operator's Go module; the webhook process gets its
+	// directory as OPERATOR_MODULE_DIR (configuration it ships).
+	module string
 	// operator is the shipped operator the learned files belong to
 	// (scripts/learned/OPERATOR/TAG.yaml).
 	operator string
@@ -37,6 +40,10 @@ type webhookOperator struct {
 	// probe is created (dry run) until probed says the webhook mutated it.
 	probe  map[string]any
 	probed func(*unstructured.Unstructured) bool
+	// notFilled are the fields its webhook writes that cmp-defaults does
+	// not fill (docs/webhooks.md lists them with the same reasons): a
+	// sample may differ there and nowhere else.
+	notFilled []notFilled
 	// learned checks operator-specific findings of a learning run (its
 	// stdout and report); may be nil.
 	learned func(t *testing.T, stdout string, report learnReport, leftOut map[string]string)
@@ -134,7 +141,7 @@ func (op *webhookOperator) testRelease(t *testing.T, r webhookRelease) {
 	if op.objects != "" {
 		t.Run("own-objects", func(t *testing.T) {
 			objs := a.accepted(t, readObjects(t, filepath.Join(dir, op.objects)), op.namespace())
-			requireSynced(t, a.run(t, scenario{id: op.name + "-own", crds: crds, objects: objs, fillArgs: fillArgs}))
+			requireSyncedExcept(t, a.run(t, scenario{id: op.name + "-own", crds: crds, objects: objs, fillArgs: fillArgs}), op.notFilled)
 		})
 	}
 	t.Run("upstream-samples", func(t *testing.T) {
@@ -142,7 +149,7 @@ func (op *webhookOperator) testRelease(t *testing.T, r webhookRelease) {
 		if len(objs) == 0 {
 			t.Skip("no samples in the module")
 		}
-		requireSynced(t, a.run(t, scenario{id: op.name + "-samples", crds: crds, objects: objs, fillArgs: fillArgs}))
+		requireSyncedExcept(t, a.run(t, scenario{id: op.name + "-samples", crds: crds, objects: objs, fillArgs: fillArgs}), op.notFilled)
 		t.Logf("%d upstream sample objects of %s accepted by the server and checked", len(objs), op.group)
 	})
 }
@@ -152,7 +159,8 @@ func (op *webhookOperator) testRelease(t *testing.T, r webhookRelease) {
 // called.
 func (op *webhookOperator) start(t *testing.T, flags []string) (*operatorWebhook, *server, *argo, []string, []*apiextv1.CustomResourceDefinition) {
 	t.Helper()
-	w := startOperatorWebhookBuild(t, op.name, flags, op.env...)
+	env := append(slices.Clone(op.env), "OPERATOR_MODULE_DIR="+moduleDir(t, op.name, op.module, flags...))
+	w := startOperatorWebhookBuild(t, op.name, flags, env...)
 	s := startServer(t)
 	a := newArgo(t, s.cfg)
 	var crdFiles []string
@@ -185,7 +193,12 @@ func (op *webhookOperator) moduleSamples(t *testing.T, dir string) []*unstructur
 				if !strings.HasPrefix(o.GetAPIVersion(), op.group+"/") {
 					continue
 				}
-				o.SetName(strings.TrimSuffix(filepath.Base(f), filepath.Ext(f)) + "-" + o.GetName())
+				name := o.GetName()
+				if name == "" { // generateName: the suite needs a name to compare
+					name = strings.TrimSuffix(o.GetGenerateName(), "-")
+					o.SetGenerateName("")
+				}
+				o.SetName(strings.ToLower(strings.ReplaceAll(strings.TrimSuffix(filepath.Base(f), filepath.Ext(f)), "_", "-")) + "-" + name)
 				o.SetNamespace("")
 				out = append(out, o)
 			}

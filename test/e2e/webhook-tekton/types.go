@@ -1,0 +1,35 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"knative.dev/pkg/webhook/resourcesemantics"
+
+	v1 "github.com/tektoncd/pipeline/pkg/apis/pipeline/v1"
+	"github.com/tektoncd/pipeline/pkg/apis/pipeline/v1alpha1"
+	"github.com/tektoncd/pipeline/pkg/apis/pipeline/v1beta1"
+	resolutionv1alpha1 "github.com/tektoncd/pipeline/pkg/apis/resolution/v1alpha1"
+	resolutionv1beta1 "github.com/tektoncd/pipeline/pkg/apis/resolution/v1beta1"
+)
+
+// types is the pipeline's cmd/webhook list of the resources it defaults.
+var types = map[schema.GroupVersionKind]resourcesemantics.GenericCRD{
+	v1alpha1.SchemeGroupVersion.WithKind("VerificationPolicy"):          &v1alpha1.VerificationPolicy{},
+	v1alpha1.SchemeGroupVersion.WithKind("StepAction"):                  &v1alpha1.StepAction{},
+	v1beta1.SchemeGroupVersion.WithKind("Pipeline"):                     &v1beta1.Pipeline{},
+	v1beta1.SchemeGroupVersion.WithKind("Task"):                         &v1beta1.Task{},
+	v1beta1.SchemeGroupVersion.WithKind("TaskRun"):                      &v1beta1.TaskRun{},
+	v1beta1.SchemeGroupVersion.WithKind("PipelineRun"):                  &v1beta1.PipelineRun{},
+	v1beta1.SchemeGroupVersion.WithKind("CustomRun"):                    &v1beta1.CustomRun{},
+	v1beta1.SchemeGroupVersion.WithKind("StepAction"):                   &v1beta1.StepAction{},
+	v1.SchemeGroupVersion.WithKind("Task"):                              &v1.Task{},
+	v1.SchemeGroupVersion.WithKind("Pipeline"):                          &v1.Pipeline{},
+	v1.SchemeGroupVersion.WithKind("TaskRun"):                           &v1.TaskRun{},
+	v1.SchemeGroupVersion.WithKind("PipelineRun"):                       &v1.PipelineRun{},
+	resolutionv1alpha1.SchemeGroupVersion.WithKind("ResolutionRequest"): &resolutionv1alpha1.ResolutionRequest{},
+	resolutionv1beta1.SchemeGroupVersion.WithKind("ResolutionRequest"):  &resolutionv1beta1.ResolutionRequest{},
+}
+
+func bufioReader(data []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(data)) }
