@@ -52,7 +52,8 @@ type Dimension struct {
 	// Values: null removes the field.
 	Values []any `json:"values"`
 	// Kinds limits the dimension to seeds of these kinds (every seed when
-	// empty): an operator's kinds rarely share the fields worth varying.
+	// empty): an operator's kinds rarely share the fields worth varying. An
+	// entry is a kind (Task) or an apiVersion and kind (tekton.dev/v1 Task).
 	Kinds []string `json:"kinds,omitempty"`
 
 	segs []tree.Seg
@@ -121,8 +122,9 @@ func (v *Variations) Generate(seeds []manifest.Object) ([]manifest.Object, error
 	for _, s := range seeds {
 		n := 0
 		kind, _ := s.Data["kind"].(string)
+		apiVersion, _ := s.Data["apiVersion"].(string)
 		for _, d := range v.Vary {
-			if len(d.Kinds) > 0 && !slices.Contains(d.Kinds, kind) {
+			if len(d.Kinds) > 0 && !slices.Contains(d.Kinds, kind) && !slices.Contains(d.Kinds, apiVersion+" "+kind) {
 				continue
 			}
 			for _, val := range d.Values {

@@ -116,6 +116,9 @@ vary:
     kinds: [Gadget]
   - path: .spec.size
     values: [2]
+  - path: .spec.zone
+    values: [a]
+    kinds: [example.com/v1 Widget]
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -136,6 +139,7 @@ vary:
 		`Gadget seed-v1 {"mode":"ha"}`,
 		`Gadget seed-v2 {"mode":"single","size":2}`,
 		`Widget widget-v1 {"mode":"single","size":2}`,
+		`Widget widget-v2 {"mode":"single","zone":"a"}`,
 	}
 	if !reflect.DeepEqual(names, want) {
 		t.Errorf("generated:\n%s\nwant:\n%s", strings.Join(names, "\n"), strings.Join(want, "\n"))

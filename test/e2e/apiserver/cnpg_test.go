@@ -355,7 +355,7 @@ func (a *argo) acceptedVariations(t *testing.T, seedsFile, varyFile, ns string) 
 		for _, val := range values {
 			var objs []*unstructured.Unstructured
 			for _, seed := range seeds {
-				if len(kinds) > 0 && !slices.Contains(kinds, any(seed.GetKind())) {
+				if len(kinds) > 0 && !slices.Contains(kinds, any(seed.GetKind())) && !slices.Contains(kinds, any(seed.GetAPIVersion()+" "+seed.GetKind())) {
 					continue
 				}
 				o := seed.DeepCopy()

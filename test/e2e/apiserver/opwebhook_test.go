@@ -42,6 +42,9 @@ type operatorWebhook struct {
 	// webhook name: knative.dev/pkg's reconcilers write one per type the
 	// operator defaults, at run time.
 	Rules map[string][]admissionregistrationv1.RuleWithOperations `json:"rules"`
+	// Conversion is the path of the operator's conversion webhook, which
+	// its CRDs name (objects of older versions are stored through it).
+	Conversion string `json:"conversion"`
 	// Dir is the operator module's source in the Go module cache (as the
 	// proxy serves it): its CRDs, webhook manifests and samples are read
 	// from there, never copied into this repository.

@@ -17,7 +17,8 @@
 // module's directory), or empty where the release ships none, so its
 // built-in defaults apply. It serves with the certificate the test gives
 // (flags -tls-cert-file, -tls-private-key-file), prints one JSON line on
-// stdout, {"url", "module", "version", "configuration", "paths", "rules"},
+// stdout, {"url", "module", "version", "configuration", "paths", "rules",
+// "conversion"} (the conversion webhook's path, which the CRDs name),
 // and serves until stdin is closed.
 package main
 
@@ -44,6 +45,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	apixv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
@@ -53,6 +55,7 @@ import (
 	"knative.dev/pkg/logging"
 	"knative.dev/pkg/system"
 	"knative.dev/pkg/webhook"
+	"knative.dev/pkg/webhook/resourcesemantics/conversion"
 	"knative.dev/pkg/webhook/resourcesemantics/defaulting"
 	"sigs.k8s.io/yaml"
 
@@ -127,6 +130,25 @@ func run() error {
 		_ = json.NewEncoder(w).Encode(out)
 	})
 
+	// The conversion webhook, which the CRDs name: objects of the older
+	// versions are stored as v1 through it.
+	conv := conversion.NewConversionController(ctx, "/resource-conversion", conversions, store.ToContext)
+	cc, ok := conv.Reconciler.(webhook.ConversionController)
+	if !ok {
+		return errors.New("the conversion controller is no conversion controller")
+	}
+	mux.HandleFunc(cc.Path(), func(w http.ResponseWriter, r *http.Request) {
+		var review apixv1.ConversionReview
+		if err := json.NewDecoder(r.Body).Decode(&review); err != nil || review.Request == nil {
+			http.Error(w, fmt.Sprint("could not decode body: ", err), http.StatusBadRequest)
+			return
+		}
+		rctx := logging.WithLogger(r.Context(), logger)
+		out := apixv1.ConversionReview{TypeMeta: review.TypeMeta, Response: cc.Convert(rctx, review.Request)}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(out)
+	})
+
 	cert, err := tls.LoadX509KeyPair(*certFile, *keyFile)
 	if err != nil {
 		return err
@@ -147,7 +169,7 @@ func run() error {
 		}
 	}
 	ready, _ := json.Marshal(map[string]any{"url": "https://" + l.Addr().String(), "module": module,
-		"version": version, "configuration": cfg.describe(), "paths": map[string]string{name: ac.Path()},
+		"version": version, "configuration": cfg.describe(), "paths": map[string]string{name: ac.Path()}, "conversion": cc.Path(),
 		"rules": map[string][]admissionregistrationv1.RuleWithOperations{name: rules()}})
 	fmt.Println(string(ready))
 	if err := srv.ServeTLS(l, "", ""); err != http.ErrServerClosed {
