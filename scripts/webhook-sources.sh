@@ -19,6 +19,7 @@ for dir in "$root"/test/e2e/webhook-*/; do
   case $name in
   webhook-cnpg) mirror=cloudnative-pg+cloudnative-pg prefix= ;;
   webhook-knative) mirror=knative+serving prefix=knative- ;;
+  webhook-tekton) mirror=tektoncd+pipeline prefix= ;;
   *) continue ;;
   esac
   for modfile in "$dir"go.v*.mod; do
