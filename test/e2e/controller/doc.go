@@ -38,10 +38,12 @@
 //   - TestArgoCDControllerFailClosed: a commit with an invalid object gives
 //     the Application a ComparisonError carrying cmp-defaults' message, no
 //     sync runs and nothing is pruned;
-//   - TestArgoCDControllerWebhookOperator: CloudNativePG v1.30.0's real
-//     mutating webhook (test/e2e/webhook-cnpg, built and started by the
-//     test) in the admission chain: the plugin's Cluster is Synced after one
-//     sync under both diffs and equals what the server stores.
+//   - TestArgoCDControllerWebhookOperator: an operator's real mutating
+//     webhook in the admission chain, one per family: CloudNativePG v1.30.0
+//     (controller-runtime, test/e2e/webhook-cnpg) and Tekton Pipelines
+//     v1.15.0 (knative.dev/pkg, test/e2e/webhook-tekton), built and started
+//     by the test: the plugin's objects are Synced after one sync under both
+//     diffs and equal what the server stores.
 //
 // BenchmarkArgoCDControllerRefresh measures a hard refresh with and without
 // the plugin and under Server-Side Diff, from the controller's own metrics

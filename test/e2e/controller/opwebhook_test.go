@@ -36,6 +36,12 @@ type operatorWebhook struct {
 	// Dir is the operator module's source in the Go module cache: its CRDs
 	// and webhook manifests are read from there, never copied.
 	Dir string `json:"-"`
+	// Paths and Rules, by webhook name, are what knative.dev/pkg's
+	// reconcilers write into a configuration the manifest leaves without
+	// them; Conversion is the path of the conversion webhook its CRDs name.
+	Paths      map[string]string                                       `json:"paths"`
+	Rules      map[string][]admissionregistrationv1.RuleWithOperations `json:"rules"`
+	Conversion string                                                  `json:"conversion"`
 }
 
 // startOperatorWebhook builds ../webhook-NAME and starts it with env added
@@ -84,15 +90,27 @@ func startOperatorWebhook(t tb, name string, env ...string) *operatorWebhook {
 	if err := json.Unmarshal([]byte(line), w); err != nil {
 		t.Fatalf("webhook-%s: %v: %q", name, err, line)
 	}
-	list := exec.Command(goCmd, "list", "-m", "-f", "{{.Dir}}", w.Module)
-	list.Dir, list.Env = src, goEnv
-	out, err := list.Output()
-	if err != nil {
-		t.Fatalf("go list -m %s: %v", w.Module, err)
-	}
-	w.Dir = strings.TrimSpace(string(out))
+	w.Dir = moduleDir(t, name, w.Module)
 	t.Logf("webhook-%s: %s@%s built in %s, serving at %s", name, w.Module, w.Version, built.Round(time.Millisecond), w.URL)
 	return w
+}
+
+// moduleDir is where a module that ../webhook-NAME requires is in the Go
+// module cache.
+func moduleDir(t tb, name, module string) string {
+	t.Helper()
+	goEnv := append(e2ekit.RootModuleGoEnv(), "GOMODCACHE="+modCache, "GOCACHE="+goCache)
+	goCmd, err := e2ekit.LookPath("go", goEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := exec.Command(goCmd, "list", "-m", "-f", "{{.Dir}}", module)
+	list.Dir, list.Env = filepath.Join("..", "webhook-"+name), goEnv
+	out, err := list.Output()
+	if err != nil {
+		t.Fatalf("go list -m %s: %v", module, err)
+	}
+	return strings.TrimSpace(string(out))
 }
 
 var (
@@ -147,6 +165,10 @@ func (w *operatorWebhook) installCRDs(t tb, s *kubeServer, glob string) {
 	for _, o := range readObjects(t, files...) {
 		crd := &apiextv1.CustomResourceDefinition{}
 		fromUnstructured(t, o, crd)
+		if cv := crd.Spec.Conversion; w.Conversion != "" && cv != nil && cv.Strategy == apiextv1.WebhookConverter && cv.Webhook != nil {
+			url := w.URL + w.Conversion
+			cv.Webhook.ClientConfig = &apiextv1.WebhookClientConfig{URL: &url, CABundle: []byte(w.CAPEM)}
+		}
 		crds = append(crds, crd)
 	}
 	s.applyCRDs(t, crds)
@@ -169,6 +191,12 @@ func (w *operatorWebhook) register(t tb, s *kubeServer, manifest string) {
 		fromUnstructured(t, o, cfg)
 		for i := range cfg.Webhooks {
 			cc := &cfg.Webhooks[i].ClientConfig
+			if p, ok := w.Paths[cfg.Webhooks[i].Name]; ok && cc.Service != nil && cc.Service.Path == nil {
+				cc.Service.Path = &p
+			}
+			if r, ok := w.Rules[cfg.Webhooks[i].Name]; ok && len(cfg.Webhooks[i].Rules) == 0 {
+				cfg.Webhooks[i].Rules = r
+			}
 			if cc.Service == nil || cc.Service.Path == nil {
 				t.Fatalf("%s: webhook %s has no service path", manifest, cfg.Webhooks[i].Name)
 			}

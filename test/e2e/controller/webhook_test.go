@@ -32,6 +32,7 @@ type webhookOperator struct {
 // with its webhook server module under test/e2e/.
 var webhookOperators = []webhookOperator{
 	{"cloudnative-pg", "1.30.0", filepath.Join("testdata", "webhook", "cloudnative-pg"), installCNPG},
+	{"tekton-pipelines", "1.15.0", filepath.Join("testdata", "webhook", "tekton-pipelines"), installTekton},
 }
 
 // sameAsLive: what the plugin fills for each object equals what the API
@@ -107,6 +108,29 @@ hs.status = "Healthy"
 hs.message = "no CloudNativePG controller in this test"
 return hs
 `)
+}
+
+// installTekton: Tekton Pipelines v1.15.0's CRDs and defaulting webhook as
+// its module ships them (config/300-crds, config/500-webhooks.yaml), the
+// webhook built from test/e2e/webhook-tekton, configured from the module's
+// config/ ConfigMaps, serving the rules and the conversion its reconcilers
+// would write.
+func installTekton(t *testing.T, s *kubeServer) {
+	w := startOperatorWebhook(t, "tekton", "OPERATOR_MODULE_DIR="+moduleDir(t, "tekton", "github.com/tektoncd/pipeline"))
+	if w.Version != "v1.15.0" {
+		t.Fatalf("webhook-tekton serves %s@%s, the profile under test is v1.15.0", w.Module, w.Version)
+	}
+	w.installCRDs(t, s, filepath.Join("config", "300-crds", "*.yaml"))
+	w.register(t, s, filepath.Join("config", "500-webhooks.yaml"))
+	s.ensureNamespace(t, "tekton-probe")
+	waitAdmitted(t, s, schema.GroupVersionResource{Group: "tekton.dev", Version: "v1", Resource: "taskruns"}, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "tekton.dev/v1", "kind": "TaskRun",
+		"metadata": map[string]any{"name": "probe", "namespace": "tekton-probe"},
+		"spec":     map[string]any{"taskRef": map[string]any{"name": "build"}},
+	}}, func(o *unstructured.Unstructured) bool {
+		v, _, _ := unstructured.NestedString(o.Object, "spec", "timeout")
+		return v != ""
+	})
 }
 
 // setArgoCM sets one key of argocd-cm and removes it when t ends; the
