@@ -272,36 +272,35 @@ func markWebhooks(hooks []operators.Webhook, crds []apiextv1.CustomResourceDefin
 	for _, c := range crds {
 		plural[c.Spec.Group+"/"+c.Spec.Names.Kind] = c.Spec.Names.Plural
 		for _, v := range c.Spec.Versions {
-			if !v.Served || slices.ContainsFunc(p.Resources, func(r operators.Resource) bool {
+			if v.Served && hookOn(hooks, c.Spec.Group, v.Name, c.Spec.Names.Plural) != "" && !slices.ContainsFunc(p.Resources, func(r operators.Resource) bool {
 				return r.Group == c.Spec.Group && r.Version == v.Name && r.Kind == c.Spec.Names.Kind
 			}) {
-				continue
-			}
-			for _, h := range hooks {
-				if slices.ContainsFunc(h.Rules, func(rule operators.WebhookRule) bool {
-					return (matches(rule.Operations, "CREATE") || matches(rule.Operations, "UPDATE")) &&
-						matches(rule.APIGroups, c.Spec.Group) && matches(rule.APIVersions, v.Name) && matches(rule.Resources, c.Spec.Names.Plural)
-				}) {
-					p.Resources = append(p.Resources, operators.Resource{Group: c.Spec.Group, Version: v.Name, Kind: c.Spec.Names.Kind, Storage: v.Storage})
-					break
-				}
+				p.Resources = append(p.Resources, operators.Resource{Group: c.Spec.Group, Version: v.Name, Kind: c.Spec.Names.Kind, Storage: v.Storage})
 			}
 		}
 	}
 	operators.SortResources(p.Resources)
+	for i := range p.Resources {
+		res := &p.Resources[i]
+		if h := hookOn(hooks, res.Group, res.Version, plural[res.Group+"/"+res.Kind]); h != "" {
+			res.Webhook = h
+		}
+	}
+}
+
+// hookOn is the webhook that matches a resource of group, version and
+// plural on create or update (the last one listed when several do).
+func hookOn(hooks []operators.Webhook, group, version, plural string) string {
+	name := ""
 	for _, h := range hooks {
 		for _, rule := range h.Rules {
-			if !matches(rule.Operations, "CREATE") && !matches(rule.Operations, "UPDATE") {
-				continue
-			}
-			for i := range p.Resources {
-				res := &p.Resources[i]
-				if matches(rule.APIGroups, res.Group) && matches(rule.APIVersions, res.Version) && matches(rule.Resources, plural[res.Group+"/"+res.Kind]) {
-					res.Webhook = h.Name
-				}
+			if (matches(rule.Operations, "CREATE") || matches(rule.Operations, "UPDATE")) &&
+				matches(rule.APIGroups, group) && matches(rule.APIVersions, version) && matches(rule.Resources, plural) {
+				name = h.Name
 			}
 		}
 	}
+	return name
 }
 
 func matches(list []string, s string) bool {

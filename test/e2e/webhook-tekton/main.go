@@ -23,6 +23,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -248,10 +250,10 @@ func releaseConfig(dir string) (*staticConfig, error) {
 		if err != nil {
 			return nil, err
 		}
-		dec := utilyaml.NewYAMLReader(bufioReader(data))
+		dec := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 		for {
 			doc, err := dec.Read()
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				break
 			}
 			if err != nil {

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"knative.dev/pkg/webhook/resourcesemantics"
 	"knative.dev/pkg/webhook/resourcesemantics/conversion"
@@ -52,5 +49,3 @@ var conversions = map[schema.GroupKind]conversion.GroupKindConversion{
 	resolutionv1beta1.Kind("ResolutionRequest"): {DefinitionName: resolution.ResolutionRequestResource.String(), HubVersion: "v1alpha1",
 		Zygotes: map[string]conversion.ConvertibleObject{"v1alpha1": &resolutionv1alpha1.ResolutionRequest{}, "v1beta1": &resolutionv1beta1.ResolutionRequest{}}},
 }
-
-func bufioReader(data []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(data)) }
