@@ -18,18 +18,13 @@ with the selected operator releases, and evaluates every rule the way Argo CD do
 jqPathExpressions are deleted with del(expr), jsonPointers are removed, group and kind
 are globs.
 
-The repository root is --repo-root, else the nearest directory from the working
-directory up that holds .git. Each Application renders spec.source, or every entry of
-spec.sources (its rules are judged against all of them): the path from the repository
-root, with the Application's Helm settings (valueFiles, values, valuesObject,
-parameters, releaseName; $ref/ value files of a ref source in this repository) and
-directory include/exclude. A source that names plugin cmp-defaults is rendered exactly
-as generate renders it (its parameters and plugin env), with its operators unless
---operator is given. Sources that are not in this repository -- a chart of a Helm
-repository, another repoURL (this repository's URL: --repo-url, else the origin remote),
-another plugin -- are reported as not rendered, with the reason. The report says which
-directory was rendered for which Application. --source DIR stands in for a templated
-path (an ApplicationSet's); a literal path must be that directory.
+Each Application renders spec.source, or every entry of spec.sources (its rules are judged
+against all of them), from the repository root (--repo-root, else the nearest parent with
+.git) with its Helm and directory settings; a source naming plugin cmp-defaults renders as
+generate renders it, with its operators unless --operator is given. Sources not in this
+repository (a Helm repository's chart, another repoURL than --repo-url or the origin remote,
+another plugin) are reported as not rendered, with the reason. --source DIR stands in for
+a templated path (an ApplicationSet's); a literal path must be that directory.
 
 With --manifests, every rule is judged against the given manifests instead (the output
 of another renderer; directories are rendered with -f/--set*/-n/--release-name).

@@ -63,13 +63,10 @@ its CRD defaults are filled first, so everything your cluster's admission adds (
 configured otherwise) is learned; in a profiles directory it replaces the shipped release.
 
 Only defaults are learned: a value both dry runs add, the same for every object (or list item)
-that lacks the field, kept with the sibling field or condition that decides it. Identities,
-timestamps, fields of the stored object, metadata the server owns, status and values the
-manifest states that admission rewrites are reported with the reason instead, each with the
-narrow ignoreDifferences rule that covers it. With --vary FILE (a LearnVariations file) the
-manifests are seeds of generated inputs, and a rule is kept only when it holds on all of them;
-with --second-context the second dry run is made as another user, so values that follow the
-user are told apart. docs/cluster-checks.md has the rules in full.
+that lacks the field, with the sibling field or condition that decides it; the rest is reported
+with the reason and a narrow ignoreDifferences rule. --vary FILE generates inputs from the
+manifests (a rule must hold on all); --second-context makes the second dry run as another user,
+telling apart values that follow the user. docs/cluster-checks.md has the rules in full.
 
 The report goes to stderr (and as JSON to --report FILE). The profile records where it was
 learned (API server, context, Kubernetes version, object count, operators filled first);

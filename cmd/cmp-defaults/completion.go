@@ -8,9 +8,8 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
 )
 
-// addCompletion sets up shell completion: the completion command gets
-// examples, and every --operator flag completes operator names and, after
-// NAME@, the checked releases.
+// addCompletion gives the completion command examples, and every --operator
+// flag operator names and, after NAME@, the checked releases.
 func (c *cli) addCompletion(root *cobra.Command) {
 	root.InitDefaultCompletionCmd()
 	for _, sub := range root.Commands() {

@@ -15,9 +15,8 @@ func (c *cli) fillCmd() *cobra.Command {
 		Long: `Fill reads Kubernetes objects (YAML or JSON, multi-document, List kinds flattened) and
 writes them back with every field the selected operator releases' admission would add.
 Fields you wrote are never changed; objects of other kinds pass through.`,
-		Example: `  cmp-defaults fill --operator external-secrets@2.5.0 examples/plain/externalsecret.yaml
-  helm template my-chart | cmp-defaults fill --operator cert-manager@1.19.0 -`,
-		RunE: c.runsOnInput(o, &o.Args),
+		Example: "  cmp-defaults fill --operator external-secrets@2.5.0 examples/plain/externalsecret.yaml\n  helm template my-chart | cmp-defaults fill --operator cert-manager@1.19.0 -",
+		RunE:    c.runsOnInput(o, &o.Args),
 	}
 	f := cmd.Flags()
 	addOperators(f, &o.Operators)

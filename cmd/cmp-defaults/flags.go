@@ -14,7 +14,7 @@ import (
 )
 
 // flagError makes a flag error a usage error; a value refused by its own
-// check (as -o) speaks for itself without pflag's prefix.
+// check (-o) speaks without pflag's prefix.
 func flagError(_ *cobra.Command, err error) error {
 	var iv *pflag.InvalidValueError
 	var ue action.UsageError
@@ -25,8 +25,7 @@ func flagError(_ *cobra.Command, err error) error {
 	return action.UsageError{Err: err}
 }
 
-// addOutput adds -o/--output, set into dst, and its completion; the first
-// allowed is the default.
+// addOutput adds -o/--output and its completion; the first allowed is the default.
 func addOutput(cmd *cobra.Command, dst *string, what string, allowed []string) {
 	*dst = allowed[0]
 	cmd.Flags().VarP(&report.Format{Dst: dst, Allowed: allowed}, "output", "o", what+": "+report.OneOf(allowed))
@@ -54,15 +53,14 @@ func addOperators(f *pflag.FlagSet, o *action.Operators) {
 	addStrict(f, o)
 }
 
-// addRendering adds the flags of every command that renders a source
-// directory: the repository root and how long the run may take.
+// addRendering adds --repo-root and --timeout, for commands that render.
 func addRendering(f *pflag.FlagSet, r *action.Rendering) {
 	f.StringVar(&r.RepoRoot, "repo-root", "", "repository root: nothing outside it is read (default: the nearest parent directory with .git)")
 	f.DurationVar(&r.Timeout, flagName(settings.Timeout), settings.DefaultTimeout, "give up reading, rendering and filling the input after this long")
 }
 
-// addHelm adds the Helm settings as helm spells them; each usage starts
-// with forWhat. -n is added unless the command has a namespace of its own.
+// addHelm adds the Helm settings as helm spells them, usages starting with
+// forWhat; -n unless the command has a namespace of its own.
 func addHelm(f *pflag.FlagSet, h *settings.Helm, forWhat string, namespace bool) {
 	f.StringArrayVarP(&h.ValuesFiles, flagName(settings.ValuesFiles), "f", nil, forWhat+"Helm values file relative to the chart (repeatable; must stay inside the repository)")
 	f.StringArrayVar(&h.Set, flagName(settings.Set), nil, forWhat+"Helm value KEY=VALUE (repeatable, like helm --set)")
@@ -79,8 +77,7 @@ func addHelm(f *pflag.FlagSet, h *settings.Helm, forWhat string, namespace bool)
 // flagName is the flag of s without its dashes.
 func flagName(s *settings.Setting) string { return strings.TrimPrefix(s.Flag, "--") }
 
-// addDirHelm adds the Helm settings for directory arguments (fill,
-// explain, diff-releases, audit --manifests).
+// addDirHelm adds the Helm settings for directory arguments.
 func addDirHelm(f *pflag.FlagSet, h *settings.Helm) {
 	addHelm(f, h, "directory arguments that are Helm charts: ", true)
 }
@@ -92,8 +89,7 @@ func addCluster(f *pflag.FlagSet, o *cluster.Options) {
 	f.BoolVar(&o.NoExec, "no-exec-plugin", false, "refuse a kubeconfig whose user runs a credential plugin (users[].user.exec), which is otherwise run as kubectl runs it")
 }
 
-// addClusterSource adds the flags of commands that read a source and ask
-// a cluster about it ('check', 'profiles learn').
+// addClusterSource adds the flags of check and profiles learn.
 func addClusterSource(f *pflag.FlagSet, o *action.ClusterSource) {
 	addOperators(f, &o.Operators)
 	addCluster(f, &o.Cluster)

@@ -31,20 +31,15 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/warn"
 )
 
-// logged holds what Helm and kustomize log through the standard log
-// package (and slog's default handler, which writes through it): it can
-// quote a repository's values keys, and the run prints it among its
-// warnings, quoted and counted, instead of raw lines on stderr.
+// logged holds what Helm and kustomize log through the standard log package
+// (and slog's default handler): printed among the warnings, quoted and counted.
 var logged warn.List
 
-// main runs the command: package entry has read the command line and the
-// environment (the process's one read of them) and, for a command that
-// reads input on Linux, already supervised its worker and exited; what
-// reaches main is the worker, or a command run in this process (help,
-// version, completion, other systems than Linux, a test binary).
+// main runs the worker, or a command run in this process (help, version,
+// completion, other systems, a test binary): package entry has read the
+// command line and environment and already supervised any worker.
 func main() {
-	// Helm and kustomize log progress through the default loggers; only
-	// warnings and errors belong on stderr, which Argo CD shows on failure.
+	// Only warnings and errors belong on stderr, which Argo CD shows on failure.
 	slog.SetLogLoggerLevel(slog.LevelWarn)
 	log.SetFlags(0)
 	log.SetOutput(&logged)
@@ -62,8 +57,7 @@ func main() {
 	os.Exit(code)
 }
 
-// worker runs the job the supervisor hands over (internal/supervisor):
-// the command line, configured by the environment the supervisor read.
+// worker runs the job the supervisor hands over (internal/supervisor).
 func worker() int {
 	debug.SetGCPercent(supervisor.GCPercent) // started with GOGC=off for its initialisation
 	// Library writes to os.Stderr become warnings (a crash still reaches fd 2).
@@ -76,8 +70,7 @@ func worker() int {
 		printError(stderr, err)
 		return supervisor.ExitUsage
 	}
-	// Ctrl-C, or the supervisor passing on the repo-server's end of the
-	// plugin, cancels renders and cluster requests; stdout stays empty.
+	// A signal cancels renders and cluster requests; stdout stays empty.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var out bytes.Buffer
@@ -90,9 +83,8 @@ func worker() int {
 	return code
 }
 
-// inWorker is what running in a worker process adds to a command: the
-// supervisor hears of its deadline, and a command that reads a source
-// confines the process first (the zero value: in-process, neither).
+// inWorker is what a worker adds to a command: the supervisor hears of its
+// deadline, and a command that reads a source confines the process first.
 type inWorker struct {
 	deadline func(time.Duration, string)
 	confine  func(read []string) ([]sandbox.Layer, error)
@@ -107,9 +99,8 @@ type usageHint struct {
 	path string
 }
 
-// mainerr executes the command line. The cli it returns holds what the
-// command returned and warned about, for present; cobra's own output (help,
-// version, completion) is in out.
+// mainerr executes the command line; the cli holds what the command returned
+// and warned about, for present; cobra's own output is in out.
 func mainerr(ctx context.Context, args, environ []string, stdin io.Reader, out *bytes.Buffer, stderr io.Writer, w inWorker) (*cli, error) {
 	s, err := cmpenv.SidecarFromEnv(environ)
 	if err != nil {
@@ -117,8 +108,7 @@ func mainerr(ctx context.Context, args, environ []string, stdin io.Reader, out *
 	}
 	ctx, stop := guard.Watch(ctx, s.MaxMemory)
 	defer stop()
-	// The working directory is generate's application; an unknown one
-	// (removed under the process) is generate's error to report.
+	// An unknown working directory is generate's error to report.
 	wd, _ := os.Getwd()
 	c := &cli{Env: action.Env{Stdin: stdin, Sidecar: s, Environ: environ, WorkDir: wd, Deadline: w.deadline, Confine: w.confine}, Stderr: stderr}
 	root := c.root()
@@ -154,13 +144,11 @@ func runEnv(ctx context.Context, args, environ []string, stdin io.Reader, stdout
 	return present(c, err, &out, stdout, stderr)
 }
 
-// present is the one presenter of the commands' results. On stderr: the
-// warnings, the result's notes, then the error or the summary of a
-// finding. On stdout: cobra's own output and the result -- its report as
-// -o asks (report.Write) or its encoded objects -- buffered and written
-// only when the command succeeded: on any error stdout stays empty, so
-// Argo CD never sees a partial stream (with prune: true, a short stream
-// deletes workloads). Exit codes: 0 ok, 1 error, 2 usage, 3 found.
+// present is the one presenter. On stderr: the warnings, the notes, then
+// the error or a finding's summary. On stdout, only when the command
+// succeeded: cobra's output and the result (report.Write, or the encoded
+// objects), so Argo CD never sees a partial stream (with prune: true, a
+// short stream deletes workloads). Exit codes: 0 ok, 1 error, 2 usage, 3 found.
 func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int {
 	var le limitsError
 	if errors.As(err, &le) {
@@ -190,8 +178,7 @@ func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int
 		}
 		return supervisor.ExitError
 	}
-	// The encoded objects are written as they are, not copied after
-	// cobra's output: a large stream is held once.
+	// The objects are written as they are: a large stream is held once.
 	if werr := supervisor.WriteOut(stdout, out.Bytes(), res.Output); werr != nil {
 		printError(stderr, werr)
 		return supervisor.ExitError

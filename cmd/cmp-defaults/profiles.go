@@ -41,12 +41,11 @@ func (c *cli) profilesList() *cobra.Command {
 func (c *cli) profilesShow() *cobra.Command {
 	var o action.Show
 	cmd := &cobra.Command{
-		Use:   "show OPERATOR[@VERSION]",
-		Short: "Show the profile in force for a release, or every checked release of an operator",
-		Example: `  cmp-defaults profiles show external-secrets@2.5.0
-  cmp-defaults profiles show cert-manager`,
-		Args: takes(1, 1, "one OPERATOR or OPERATOR@VERSION; 'cmp-defaults profiles list' lists the operators"),
-		RunE: c.runs(&o, func(args []string) { o.Ref = args[0] }),
+		Use:     "show OPERATOR[@VERSION]",
+		Short:   "Show the profile in force for a release, or every checked release of an operator",
+		Example: "  cmp-defaults profiles show external-secrets@2.5.0\n  cmp-defaults profiles show cert-manager",
+		Args:    takes(1, 1, "one OPERATOR or OPERATOR@VERSION; 'cmp-defaults profiles list' lists the operators"),
+		RunE:    c.runs(&o, func(args []string) { o.Ref = args[0] }),
 	}
 	addProfileDirs(cmd.Flags(), &o.Operators)
 	addStrict(cmd.Flags(), &o.Operators)
@@ -86,10 +85,8 @@ and writes a profile with the schema defaults of every served version, and the s
 version's defaults the API server adds when it reads an object of another version back
 (readDefaults). Defaults under .status are left out: status belongs to the controller.
 
-With --from-cluster the CRDs come from a live cluster (the verb list on
-customresourcedefinitions.apiextensions.k8s.io is needed): the profile then describes exactly
-what that cluster's CRDs default, patched CRDs included. --group keeps the CRDs of one
-operator (repeatable); without it every CRD of the cluster goes into the profile.`,
+With --from-cluster the CRDs come from a live cluster (verb list on customresourcedefinitions),
+patched CRDs included; --group keeps one operator's (repeatable), else every CRD goes in.`,
 		Example: `  cmp-defaults profiles extract --operator my-operator@1.4.2 crds/*.yaml > my-operator-1.4.2.yaml
   cmp-defaults profiles extract --operator my-operator --version 1.4.2 --write ./my-profiles crds/
   cmp-defaults profiles extract --from-cluster --context prod --group external-secrets.io --group generators.external-secrets.io \
@@ -117,13 +114,11 @@ operator (repeatable); without it every CRD of the cluster goes into the profile
 func (c *cli) versionCmd() *cobra.Command {
 	o := action.Version{Build: buildVersion()}
 	cmd := &cobra.Command{
-		Use:   "version",
-		Short: "Print the version and the shipped profile ranges",
-		Example: `  cmp-defaults version
-  cmp-defaults version -o json
-  cmp-defaults --version`,
-		Args: takes(0, 0, "no arguments"),
-		RunE: c.runs(&o, func([]string) {}),
+		Use:     "version",
+		Short:   "Print the version and the shipped profile ranges",
+		Example: "  cmp-defaults version\n  cmp-defaults version -o json\n  cmp-defaults --version",
+		Args:    takes(0, 0, "no arguments"),
+		RunE:    c.runs(&o, func([]string) {}),
 	}
 	addReportOutput(cmd)
 	return cmd
@@ -134,13 +129,10 @@ func (c *cli) parametersCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "parameters",
 		Short: "Print the parameter announcement for the Argo CD UI (JSON array)",
-		Long: `Prints the JSON array of parameter announcements that Argo CD reads from the plugin's
-parameters.dynamic command (plugin.yaml). The Application's parameter form then offers
-the operators known to this sidecar -- shipped profiles plus those in
-$CMP_DEFAULTS_PROFILES_DIR -- offered with empty values (an empty value selects nothing,
-so the form sent back unchanged never fails), their newest checked releases in the
-tooltip, and the Helm settings. Generate receives only the parameters that the
-Application sets.`,
+		Long: `Prints the parameter announcements Argo CD reads from the plugin's parameters.dynamic
+command (plugin.yaml): the operators of this sidecar's profiles with empty values (an empty
+value selects nothing, so the form sent back unchanged never fails) and their newest checked
+releases in the tooltip, and the Helm settings. Generate receives only what the Application sets.`,
 		Example: "  cmp-defaults parameters\n  CMP_DEFAULTS_PROFILES_DIR=/home/argocd/cmp-defaults/profiles cmp-defaults parameters",
 		Args:    takes(0, 0, "no arguments"),
 		RunE:    c.runs(&o, func([]string) {}),

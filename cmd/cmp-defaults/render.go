@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/action"
@@ -22,11 +24,7 @@ Nothing outside the repository root (the nearest parent with .git, or --repo-roo
   cmp-defaults render --operator external-secrets@2.5.0 examples/kustomize/overlays/prod
   cmp-defaults render examples/plain --include '*.yaml' --exclude 'configmap.yaml'`,
 		Args: takes(0, 1, "one source directory; to fill several files or directories, use 'cmp-defaults fill'"),
-		RunE: c.runs(o, func(args []string) {
-			if len(args) == 1 {
-				o.Dir = args[0]
-			}
-		}),
+		RunE: c.runs(o, func(args []string) { o.Dir = strings.Join(args, "") }), // none: the current directory
 	}
 	f := cmd.Flags()
 	addOperators(f, &o.Operators)

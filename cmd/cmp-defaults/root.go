@@ -14,8 +14,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/catalog"
 )
 
-// cli binds the commands' flags onto the use cases of internal/action and
-// runs them with the invocation's Env; present writes what they return.
+// cli binds flags onto the use cases of internal/action and runs them.
 type cli struct {
 	action.Env
 	Stderr io.Writer // for usage text printed before an error
@@ -46,7 +45,7 @@ It runs as an Argo CD Config Management Plugin ('generate') and as a local CLI.`
 		Version:       buildVersion(),
 	}
 	root.AddCommand(c.generateCmd(), c.renderCmd(), c.fillCmd(), c.explainCmd(), c.checkCmd(), c.diffReleasesCmd(),
-		c.auditCmd(), c.profilesCmd(), c.parametersCmd(), c.versionCmd())
+		c.auditCmd(), c.previewCmd(), c.profilesCmd(), c.parametersCmd(), c.versionCmd())
 	root.SetFlagErrorFunc(flagError)
 	root.SetVersionTemplate("cmp-defaults {{.Version}}\n")
 	c.addCompletion(root)
@@ -54,10 +53,8 @@ It runs as an Argo CD Config Management Plugin ('generate') and as a local CLI.`
 	return root
 }
 
-// groupArgs makes the commands that only group others (profiles,
-// completion) refuse an unknown subcommand (exit 2) instead of printing
-// their help and succeeding, which is what cobra does; alone they still
-// print their help.
+// groupArgs makes a command that only groups others (profiles, completion)
+// refuse an unknown subcommand (exit 2), where cobra prints help and succeeds.
 func groupArgs(cmd *cobra.Command) {
 	for _, sub := range cmd.Commands() {
 		groupArgs(sub)
@@ -84,8 +81,7 @@ var version = ""
 
 func buildVersion() string { return catalog.BuildVersion(version) }
 
-// takes checks the number of arguments, min to max (-1: no limit), and
-// refuses another with a usage error saying what the command takes.
+// takes refuses other than min to max arguments (-1: no limit), saying what.
 func takes(min, max int, what string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		return action.ArgCount(cmd.CommandPath(), args, min, max, what)
@@ -116,10 +112,9 @@ var stdinIsTerminal = func(r io.Reader) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// runsOnInput is the RunE of a use case that reads FILE, DIR and '-'
-// arguments into *to. It refuses to wait silently for a person to type
-// manifests: with no argument and a terminal on stdin, it prints the usage
-// (exit 2); '-' still reads the terminal.
+// runsOnInput is the RunE of a use case reading FILE, DIR and '-' arguments
+// into *to: with none and a terminal on stdin it prints the usage (exit 2)
+// instead of waiting silently for typed manifests; '-' still reads it.
 func (c *cli) runsOnInput(uc useCase, to *[]string) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) == 0 && stdinIsTerminal(c.Stdin) {

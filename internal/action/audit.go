@@ -30,6 +30,10 @@ type Audit struct {
 	// RepoURL is the repository's URL as the Applications write it;
 	// "": the repository root's origin remote, if any.
 	RepoURL string
+	// asArgoCD renders each source as Argo CD applies it (preview): a
+	// plugin source with its own operators even when --operator is given,
+	// another source unfilled when no --operator is given.
+	asArgoCD bool
 }
 
 func (a *Audit) Run(ctx context.Context, env *Env) (*Result, error) {
@@ -125,7 +129,7 @@ func (a *Audit) pluginSource(ctx context.Context, env *Env, src *argocd.Source, 
 	}
 	o := a.Operators
 	o.Refs = o.refs()
-	if len(o.Refs) == 0 {
+	if len(o.Refs) == 0 || a.asArgoCD {
 		o.Refs = cfg.Operators
 		o.Strict = o.Strict || cfg.Strict
 		if err := appOperators(src, cfg); err != nil {

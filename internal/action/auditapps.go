@@ -12,6 +12,7 @@ import (
 
 	"github.com/cmp-defaults/cmp-defaults/internal/argocd"
 	"github.com/cmp-defaults/cmp-defaults/internal/audit"
+	"github.com/cmp-defaults/cmp-defaults/internal/defaults"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/render"
 	"github.com/cmp-defaults/cmp-defaults/internal/settings"
@@ -222,12 +223,16 @@ func (a *Audit) renderSource(ctx context.Context, env *Env, cache *flagEngine, s
 		}
 		return targets, res, err
 	}
-	if len(a.Refs) == 0 {
+	if len(a.Refs) == 0 && !a.asArgoCD {
 		return nil, nil, Usagef("%s: %s does not use plugin cmp-defaults, so audit needs --operator NAME@VERSION: the operator releases running in the cluster", src.Where, src.Field)
 	}
-	e, res, err := a.engine(ctx, env, cache)
-	if err != nil {
-		return nil, nil, err
+	var e *defaults.Engine
+	var res []*operators.Resolution
+	if len(a.Refs) > 0 {
+		var err error
+		if e, res, err = a.engine(ctx, env, cache); err != nil {
+			return nil, nil, err
+		}
 	}
 	opt, err := a.sourceOptions(env, dir, root, h, d)
 	if err != nil {
@@ -236,6 +241,9 @@ func (a *Audit) renderSource(ctx context.Context, env *Env, cache *flagEngine, s
 	objs, err := render.Render(ctx, opt)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %s %s: %w", src.Where, src.Field, shown, err)
+	}
+	if e == nil { // asArgoCD: what the Application applies, unfilled
+		return audit.TargetsOf(objs, nil), nil, nil
 	}
 	targets, err := audit.FillTargets(e, objs)
 	return targets, res, err

@@ -99,6 +99,8 @@ type App struct {
 	Origin    Origin // Field is its spec: spec, or spec.template.spec
 	Namespace string // destination namespace
 	Sources   []Source
+	// Object is the Application or ApplicationSet as written.
+	Object map[string]any
 }
 
 // Source is the part of an Application's source that rendering needs.
@@ -195,7 +197,7 @@ func (f *Found) addApp(o manifest.Object, spec map[string]any, field string, isS
 	if templated(destNS) {
 		destNS = ""
 	}
-	app := &App{Origin: origin, Namespace: destNS}
+	app := &App{Origin: origin, Namespace: destNS, Object: o.Data}
 	app.Origin.Field = field
 	f.Applications = append(f.Applications, app)
 	if err := app.addSources(spec, fmt.Sprintf("%s: %s %s", o.Where(), origin.Kind, origin.Name), field); err != nil {

@@ -42,6 +42,18 @@ var clusterScoped = map[string]bool{
 	"ClusterGenerator": true,
 }
 
+// Namespace is the namespace Argo CD gives obj: its own, else dest for a
+// kind that is not one of the common cluster-scoped kinds.
+func Namespace(obj map[string]any, dest string) string {
+	if ns := Meta(obj, "namespace"); ns != "" {
+		return ns
+	}
+	if _, k := GroupKind(obj); clusterScoped[k] {
+		return ""
+	}
+	return dest
+}
+
 // MatchGlob is Argo CD's util/glob.Match: a gobwas glob without separators
 // (matched in linear time: internal/glob); a pattern that does not compile
 // matches nothing.

@@ -1,6 +1,7 @@
 package operators
 
 import (
+	"slices"
 	"fmt"
 	"path"
 	"strings"
@@ -105,13 +106,24 @@ func (p *Profile) versionsOf(group, kind string) []string {
 // Covering lists the operators whose newest profile has API group group:
 // for an object of that group when none of them is selected.
 func (s *Store) Covering(group string) []string {
+	return s.covering(func(p *Profile) bool { return p.hasGroup(group) })
+}
+
+// CoveringKind lists the operators whose newest profile has kind of group.
+func (s *Store) CoveringKind(group, kind string) []string {
+	return s.covering(func(p *Profile) bool {
+		return slices.ContainsFunc(p.Resources, func(rs Resource) bool { return rs.Group == group && rs.Kind == kind })
+	})
+}
+
+func (s *Store) covering(has func(*Profile) bool) []string {
 	var out []string
 	for _, name := range s.Operators() {
 		rels, err := s.Releases(name)
 		if err != nil || len(rels) == 0 {
 			continue
 		}
-		if newest, err := s.Resolve(name, rels[len(rels)-1].Version, false); err == nil && newest.Profile.hasGroup(group) {
+		if newest, err := s.Resolve(name, rels[len(rels)-1].Version, false); err == nil && has(newest.Profile) {
 			out = append(out, name)
 		}
 	}

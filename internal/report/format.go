@@ -63,11 +63,21 @@ func OneOf(choices []string) string {
 	return strings.Join(choices[:len(choices)-1], ", ") + " or " + choices[len(choices)-1]
 }
 
-// Write writes r in format: text (also the default), json or yaml.
+// MarkdownWriter is a report that also writes itself as Markdown.
+type MarkdownWriter interface {
+	WriteMarkdown(w io.Writer) error
+}
+
+// Write writes r in format: text (also the default), json, yaml, or
+// markdown for a MarkdownWriter.
 func Write(w io.Writer, r Writer, format string) error {
 	switch format {
 	case "json":
 		return r.WriteJSON(w)
+	case "markdown":
+		if m, ok := r.(MarkdownWriter); ok {
+			return m.WriteMarkdown(w)
+		}
 	case "yaml":
 		var buf bytes.Buffer
 		if err := r.WriteJSON(&buf); err != nil {

@@ -1,0 +1,420 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/argocd"
+	"github.com/cmp-defaults/cmp-defaults/internal/audit"
+	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
+	"github.com/cmp-defaults/cmp-defaults/internal/operators"
+	"github.com/cmp-defaults/cmp-defaults/internal/preview"
+)
+
+// Preview compares what Argo CD will apply for every Application of a
+// repository at two revisions (or two directories), with the admission
+// defaults of the operator releases filled, and predicts each
+// Application's sync status after the merge. Found when anything changes.
+type Preview struct {
+	Operators // releases for sources that do not name the plugin
+	Rendering // RepoRoot: the git repository; Timeout: the whole run
+	Base      string
+	Head      string
+	RepoURL   string
+	ArgocdCM  []string
+	// KeepGoing reports Applications that fail to render instead of
+	// failing the run.
+	KeepGoing       bool
+	FailOn          []string // outofsync, hidden-change
+	MaxCommentBytes int
+	// OutputDir, when set, receives report.json, comment-N.md and each
+	// Application's manifests of both sides (Secrets redacted).
+	OutputDir string
+}
+
+// DefaultPreviewTimeout bounds a whole preview: every Application at both
+// revisions (each render has the default deadline of one render).
+const DefaultPreviewTimeout = 10 * time.Minute
+
+// maxAppDepth bounds apps of apps.
+const maxAppDepth = 10
+
+var failOn = []string{"outofsync", "hidden-change"}
+
+func (p *Preview) Run(ctx context.Context, env *Env) (*Result, error) {
+	if p.Base == "" || p.Head == "" {
+		return nil, Usagef("give both --base and --head: git revisions of the repository, or directories")
+	}
+	for _, f := range p.FailOn {
+		if !slices.Contains(failOn, f) {
+			return nil, Usagef("--fail-on %q: use %s", f, strings.Join(failOn, ", "))
+		}
+	}
+	run := p.Rendering
+	if run.Timeout == 0 {
+		run.Timeout = DefaultPreviewTimeout
+	}
+	var rep *preview.Report
+	err := env.within(ctx, run, func(ctx context.Context) (err error) {
+		rep, err = p.run(ctx, env)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := p.failures(rep); err != nil {
+		return nil, err
+	}
+	return &Result{Report: rep, Found: rep.Changed(), Notes: p.written()}, nil
+}
+
+func (p *Preview) run(ctx context.Context, env *Env) (*preview.Report, error) {
+	tmp, err := os.MkdirTemp(env.Getenv("TMPDIR"), "cmp-defaults-preview-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	var root string
+	sides := [2]struct {
+		arg, dir string
+		rev      preview.Revision
+		apps     map[string]*preview.Side
+	}{{arg: p.Base}, {arg: p.Head}}
+	for i := range sides {
+		s := &sides[i]
+		s.rev.Ref = s.arg
+		if fi, err := os.Stat(s.arg); err == nil && fi.IsDir() {
+			if s.dir, err = filepath.Abs(s.arg); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if root == "" {
+			if root, _, err = (&Audit{Rendering: p.Rendering}).repoRoot(env); err != nil {
+				return nil, err
+			}
+		}
+		s.dir = filepath.Join(tmp, []string{"base", "head"}[i])
+		if s.rev.Commit, err = env.checkout(ctx, root, s.arg, s.dir); err != nil {
+			return nil, err
+		}
+	}
+	this := p.RepoURL
+	if this == "" {
+		if root == "" {
+			root = sides[1].dir
+		}
+		this = originURL(root)
+	}
+	cm, err := p.configMapRules(env)
+	if err != nil {
+		return nil, err
+	}
+	var cache flagEngine
+	for i := range sides {
+		s := &sides[i]
+		r := &Audit{Operators: p.Operators, Rendering: Rendering{RepoRoot: s.dir}, RepoURL: this, asArgoCD: true}
+		if s.apps, err = p.side(ctx, env, r, &cache, s.dir, cm); err != nil {
+			return nil, err
+		}
+	}
+	rep := preview.Build(sides[0].rev, sides[1].rev, sides[0].apps, sides[1].apps)
+	rep.MaxCommentBytes = p.MaxCommentBytes
+	if !p.KeepGoing && rep.Summary.Errors > 0 {
+		for _, a := range rep.Apps {
+			if a.Change == preview.Failed {
+				return nil, fmt.Errorf("%s %s/%s (%s): %s; --keep-going reports it and goes on", a.Kind, a.Namespace, a.Name, a.File, strings.Join(a.Reasons, "; "))
+			}
+		}
+	}
+	if p.OutputDir != "" {
+		if err := p.write(rep, sides[0].apps, sides[1].apps); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
+}
+
+// side finds the Applications of one tree, follows apps of apps, and
+// renders each.
+func (p *Preview) side(ctx context.Context, env *Env, r *Audit, cache *flagEngine, dir string, cm []*argocd.Rule) (map[string]*preview.Side, error) {
+	found, err := p.discover(env, dir)
+	if err != nil {
+		return nil, err
+	}
+	st, err := env.Store(p.Operators)
+	if err != nil {
+		return nil, err
+	}
+	apps := map[string]*preview.Side{}
+	type queued struct {
+		app    *argocd.App
+		rules  []*argocd.Rule
+		parent string
+		depth  int
+	}
+	var queue []queued
+	add := func(f *argocd.Found, parent string, depth int) {
+		for _, app := range f.Applications {
+			k := preview.AppNamespace(app) + "/" + app.Origin.Name
+			if s, ok := apps[k]; ok {
+				if s.Parent == "" && parent != "" && parent != k {
+					s.Parent = parent
+				}
+				continue
+			}
+			if filepath.IsAbs(app.Origin.File) {
+				app.Origin.File = relSlash(dir, app.Origin.File)
+			}
+			apps[k] = &preview.Side{App: app, Data: app.Object, Parent: parent}
+			var rules []*argocd.Rule
+			for _, rule := range f.Rules {
+				if rule.App == app {
+					rules = append(rules, rule)
+				}
+			}
+			queue = append(queue, queued{app, append(rules, cm...), parent, depth})
+		}
+	}
+	add(found, "", 0)
+	for len(queue) > 0 {
+		q := queue[0]
+		queue = queue[1:]
+		k := preview.AppNamespace(q.app) + "/" + q.app.Origin.Name
+		s := apps[k]
+		s.Rules = q.rules
+		s.AutoPrune = autoPrune(q.app.Object)
+		if q.app.Origin.Kind == "ApplicationSet" {
+			continue
+		}
+		g, as, err := r.renderApp(ctx, env, cache, dir, r.RepoURL, q.app)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			s.Err = err
+			continue
+		}
+		s.Operators = as.Operators
+		s.Objects = objectsOf(st, g, as, q.app)
+		for _, sr := range as.Sources {
+			if sr.Reason != "" {
+				s.Unrendered = append(s.Unrendered, sr.Field+": "+sr.Reason)
+			}
+		}
+		var objs []manifest.Object
+		for _, t := range g.Targets {
+			objs = append(objs, t.Object)
+		}
+		children, err := argocd.Extract(objs)
+		if err != nil {
+			s.Err = err
+			continue
+		}
+		if len(children.Applications) > 0 && q.depth >= maxAppDepth {
+			s.Err = fmt.Errorf("apps of apps deeper than %d levels", maxAppDepth)
+			continue
+		}
+		add(children, k, q.depth+1)
+	}
+	return apps, nil
+}
+
+// objectsOf pairs the rendered targets of an Application with what the
+// preview needs: whether its source applies them filled (the plugin), and
+// why what admission adds is unknown.
+func objectsOf(st *operators.Store, g audit.Group, as audit.AppSources, app *argocd.App) []preview.Object {
+	var out []preview.Object
+	i := 0
+	for si, sr := range as.Sources {
+		for range sr.Objects {
+			t := g.Targets[i]
+			i++
+			o := preview.Object{Data: t.Object.Data, Filled: t.Filled, InGit: app.Sources[si].Plugin != nil,
+				Namespace: argocd.Namespace(t.Object.Data, app.Namespace)}
+			o.Unknown = unknownAdmission(st, g.Releases, t.Object.Data)
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// unknownAdmission says why what admission adds to obj is not known: the
+// selected release's webhook defaults were not learned, or no selected
+// release covers its API group while a profile of the store does.
+func unknownAdmission(st *operators.Store, res []*operators.Resolution, obj map[string]any) string {
+	av, _ := obj["apiVersion"].(string)
+	k, _ := obj["kind"].(string)
+	for _, r := range res {
+		if msg := st.UnknownWebhookMessage(r, av, k); msg != "" {
+			return msg
+		}
+	}
+	group, _, ok := strings.Cut(av, "/")
+	if !ok || st == nil {
+		return ""
+	}
+	for _, r := range res {
+		if r.Profile != nil && slices.ContainsFunc(r.Profile.Resources, func(rs operators.Resource) bool { return rs.Group == group }) {
+			return ""
+		}
+	}
+	if names := st.CoveringKind(group, k); len(names) > 0 {
+		return fmt.Sprintf("%s %s has admission defaults in %s, and no release of it is selected: give --operator %s@VERSION (or name it in the plugin's operators)", av, k, strings.Join(names, ", "), names[0])
+	}
+	return ""
+}
+
+// autoPrune says whether the Application's sync policy prunes.
+func autoPrune(obj map[string]any) bool {
+	spec, _ := obj["spec"].(map[string]any)
+	if obj["kind"] == "ApplicationSet" {
+		t, _ := spec["template"].(map[string]any)
+		spec, _ = t["spec"].(map[string]any)
+	}
+	sp, _ := spec["syncPolicy"].(map[string]any)
+	auto, _ := sp["automated"].(map[string]any)
+	prune, _ := auto["prune"].(bool)
+	return prune
+}
+
+// discover reads every Application and ApplicationSet in the YAML and JSON
+// files of dir, but those of Helm charts (templates render only through
+// their Application) and of .git.
+func (p *Preview) discover(env *Env, dir string) (*argocd.Found, error) {
+	var objs []manifest.Object
+	read := env.reader(nil)
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "Chart.yaml")); err == nil {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch strings.ToLower(filepath.Ext(path)) {
+		case ".yaml", ".yml", ".json":
+		default:
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		b, err := manifest.ReadFile(path, env.Sidecar.MaxInput)
+		if err != nil {
+			return err
+		}
+		if !bytes.Contains(b, []byte("argoproj.io")) || !bytes.Contains(b, []byte("Application")) {
+			return nil
+		}
+		got, err := read.All([]string{path})
+		if err != nil {
+			env.Warn(fmt.Sprintf("%s: skipped, not read as YAML or JSON: %v", relSlash(dir, path), err))
+			return nil
+		}
+		objs = append(objs, got...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	found, err := argocd.Extract(objs)
+	if err != nil {
+		return nil, err
+	}
+	found.SetLines(func(file string) ([]byte, error) { return manifest.ReadFile(file, env.Sidecar.MaxInput) })
+	for _, r := range found.Rules {
+		r.Origin.File = relSlash(dir, r.Origin.File)
+	}
+	for _, w := range found.Warnings {
+		env.Warn(strings.ReplaceAll(w, dir+string(filepath.Separator), ""))
+	}
+	return found, nil
+}
+
+// configMapRules reads the ignoreDifferences of --argocd-cm files.
+func (p *Preview) configMapRules(env *Env) ([]*argocd.Rule, error) {
+	if len(p.ArgocdCM) == 0 {
+		return nil, nil
+	}
+	found, err := argocd.Collect(nil, p.ArgocdCM, env.reader(nil).All, func(file string) ([]byte, error) { return manifest.ReadFile(file, env.Sidecar.MaxInput) })
+	if err != nil {
+		return nil, err
+	}
+	return found.Rules, nil
+}
+
+// failures is the error --fail-on asks for, after the reports are written.
+func (p *Preview) failures(rep *preview.Report) error {
+	var why []string
+	for _, f := range p.FailOn {
+		switch {
+		case f == "outofsync" && rep.Summary.OutOfSync > 0:
+			why = append(why, fmt.Sprintf("%d Applications are predicted OutOfSync", rep.Summary.OutOfSync))
+		case f == "hidden-change" && rep.Summary.Hidden > 0:
+			why = append(why, fmt.Sprintf("%d resources change fields an ignoreDifferences rule hides", rep.Summary.Hidden))
+		}
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	msg := strings.Join(why, "; ") + " (--fail-on " + strings.Join(p.FailOn, ",") + ")"
+	if p.OutputDir != "" {
+		msg += "; the reports are in " + p.OutputDir
+	} else {
+		msg += "; give --output-dir to keep the reports"
+	}
+	return fmt.Errorf("%s", msg)
+}
+
+func (p *Preview) written() string {
+	if p.OutputDir == "" {
+		return ""
+	}
+	return "preview: wrote report.json, comment-*.md and the manifests of both sides to " + p.OutputDir
+}
+
+// write writes the reports and the manifests of both sides to OutputDir.
+func (p *Preview) write(rep *preview.Report, base, head map[string]*preview.Side) error {
+	if err := os.MkdirAll(p.OutputDir, 0o755); err != nil {
+		return err
+	}
+	var js bytes.Buffer
+	if err := rep.WriteJSON(&js); err != nil {
+		return err
+	}
+	files := map[string][]byte{"report.json": js.Bytes()}
+	for i, part := range rep.Markdown() {
+		files[fmt.Sprintf("comment-%d.md", i+1)] = []byte(part)
+	}
+	for side, apps := range map[string]map[string]*preview.Side{"base": base, "head": head} {
+		for k, s := range apps {
+			var b bytes.Buffer
+			if err := manifest.Encode(&b, preview.Objects(s.Objects, true), "yaml"); err != nil {
+				return err
+			}
+			files[filepath.Join(side, strings.ReplaceAll(k, "/", "_")+".yaml")] = b.Bytes()
+		}
+	}
+	for name, b := range files {
+		path := filepath.Join(p.OutputDir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return fmt.Errorf("writing the preview: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,261 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cmp-defaults/cmp-defaults/internal/preview"
+)
+
+var update = flag.Bool("update", false, "rewrite the expected Markdown in testdata/preview/*.md")
+
+// previewRepo is a git repository with two commits: testdata/preview/base,
+// then head's files over it, without the files head/removed.txt lists.
+// Fixed dates and names make the commits the same on every run.
+func previewRepo(t *testing.T) (dir string, env []string) {
+	t.Helper()
+	dir = t.TempDir()
+	env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t",
+		"GIT_COMMITTER_EMAIL=t@example.com", "GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z",
+		"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "preview", "base"))); err != nil {
+		t.Fatal(err)
+	}
+	git("init", "-q", "-b", "main")
+	git("remote", "add", "origin", "https://github.com/example/gitops.git")
+	git("add", "-A")
+	git("commit", "-q", "-m", "base")
+	head := filepath.Join("testdata", "preview", "head")
+	err := filepath.WalkDir(head, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() == "removed.txt" {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(head, p)
+		to := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(to, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed, err := os.ReadFile(filepath.Join(head, "removed.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range strings.Fields(string(removed)) {
+		git("rm", "-q", f)
+	}
+	git("add", "-A")
+	git("commit", "-q", "-m", "head")
+	return dir, env
+}
+
+func runPreview(t *testing.T, p *Preview, dir string, environ []string) (*preview.Report, *Result, *Env) {
+	t.Helper()
+	env := newEnv(t)
+	env.Environ, env.WorkDir = environ, dir
+	res, err := p.Run(context.Background(), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Report.(*preview.Report), res, env
+}
+
+// The test repository's pull request, previewed from git revisions: each
+// Application with its change, predicted sync status and flags.
+func TestPreview(t *testing.T) {
+	dir, environ := previewRepo(t)
+	out := t.TempDir()
+	p := &Preview{Base: "HEAD~1", Head: "HEAD", Operators: Operators{Refs: []string{"cloudnative-pg@1.27.0"}}, OutputDir: out}
+	rep, res, _ := runPreview(t, p, dir, environ)
+	if !res.Found {
+		t.Error("a preview with changes is not Found (exit 3)")
+	}
+	type want struct {
+		change, sync, parent string
+		resources          []string // kind name: change [flags]
+	}
+	wants := map[string]want{
+		"argocd/root":     {"modified", "Synced", "", []string{"Application db: added", "Application old: removed prune=manual"}},
+		"argocd/team":     {"unchanged", "Synced", "argocd/root", nil},
+		"argocd/plain":    {"modified", "Synced", "argocd/team", []string{"ConfigMap legacy: removed prune=automatic", "ConfigMap settings: modified", "Secret token: modified redacted", "Deployment shop: modified immutable=.spec.selector", "Job migrate: modified hook=PreSync"}},
+		"argocd/web":      {"modified", "Synced", "argocd/root", []string{"Deployment web: modified"}},
+		"argocd/api":      {"modified", "Synced", "argocd/root", []string{"LimitRange api: added", "Service api: modified immutable=.spec.clusterIP"}},
+		"argocd/secrets":  {"modified", "Synced", "argocd/root", []string{"ExternalSecret db-password: modified hidden=.spec.refreshInterval"}},
+		"argocd/db":       {"added", "OutOfSync", "argocd/root", []string{"Cluster pg: added"}},
+		"argocd/old":      {"removed", "", "argocd/root", nil},
+		"argocd/clusters": {"not-evaluated", "Unknown", "argocd/root", nil},
+	}
+	seen := map[string]bool{}
+	for _, a := range rep.Apps {
+		k := a.Namespace + "/" + a.Name
+		seen[k] = true
+		w, ok := wants[k]
+		if !ok {
+			t.Errorf("unexpected app %s", k)
+			continue
+		}
+		var got []string
+		for _, r := range a.Resources {
+			s := r.Kind + " " + r.Name + ": " + string(r.Change)
+			if r.Prune != "" {
+				s += " prune=" + r.Prune
+			}
+			if r.Redacted {
+				s += " redacted"
+			}
+			for _, i := range r.Immutable {
+				s += " immutable=" + i
+			}
+			if r.Hook != "" {
+				s += " hook=" + r.Hook
+			}
+			for _, h := range r.Hidden {
+				s += " hidden=" + h.Path
+			}
+			got = append(got, s)
+		}
+		if string(a.Change) != w.change || string(a.PredictedSync) != w.sync || a.Parent != w.parent || !sameSet(got, w.resources) {
+			t.Errorf("%s: got %s, %s, parent %q, resources %q\nwant %s, %s, parent %q, resources %q", k, a.Change, a.PredictedSync, a.Parent, got, w.change, w.sync, w.parent, w.resources)
+		}
+	}
+	for k := range wants {
+		if !seen[k] {
+			t.Errorf("app %s is missing from the report", k)
+		}
+	}
+	// The drift names CloudNativePG's defaults the db app neither fills nor ignores.
+	db := findApp(rep, "db")
+	if db == nil || !slices.ContainsFunc(db.Drift, func(f preview.Field) bool { return f.Path == ".spec.logLevel" && f.Value == "info" }) {
+		t.Errorf("db's drift lacks CloudNativePG's logLevel default: %+v", db)
+	}
+	// A Secret's values appear nowhere: not in the report, not in the manifests.
+	var js bytes.Buffer
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{"stdout": js.Bytes()}
+	_ = filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files[p], _ = os.ReadFile(p)
+		}
+		return nil
+	})
+	for _, f := range []string{"report.json", "comment-1.md", filepath.Join("head", "argocd_plain.yaml"), filepath.Join("base", "argocd_old.yaml")} {
+		if files[filepath.Join(out, f)] == nil {
+			t.Errorf("--output-dir lacks %s", f)
+		}
+	}
+	for name, b := range files {
+		if bytes.Contains(b, []byte("secret-value")) {
+			t.Errorf("%s shows a Secret's value", name)
+		}
+	}
+	golden(t, filepath.Join("testdata", "preview", "comment.md"), []byte(strings.Join(rep.Markdown(), "")))
+}
+
+// Two directories preview as the two revisions do, without git; --fail-on
+// outofsync fails after writing the reports.
+func TestPreviewDirectoriesFailOn(t *testing.T) {
+	dir, environ := previewRepo(t)
+	base := t.TempDir()
+	cmd := exec.Command("git", "-C", dir, "worktree", "add", "-q", "--detach", filepath.Join(base, "tree"), "HEAD~1")
+	cmd.Env = environ
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	out := t.TempDir()
+	p := &Preview{Base: filepath.Join(base, "tree"), Head: dir, Operators: Operators{Refs: []string{"cloudnative-pg@1.27.0"}}, FailOn: []string{"outofsync"}, OutputDir: out}
+	env := newEnv(t)
+	env.Environ, env.WorkDir = []string{}, dir // no PATH: git is not needed
+	_, err := p.Run(context.Background(), env)
+	if err == nil || !strings.Contains(err.Error(), "1 Applications are predicted OutOfSync (--fail-on outofsync)") {
+		t.Fatalf("got %v, want the --fail-on error", err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep preview.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.APIVersion != preview.APIVersion || rep.Summary.OutOfSync != 1 || rep.Summary.Changed != 7 {
+		t.Errorf("report.json: %+v", rep.Summary)
+	}
+}
+
+// Without --operator, the new CloudNativePG Cluster's admission is unknown,
+// and an unknown revision is a usage error naming it.
+func TestPreviewUnknown(t *testing.T) {
+	dir, environ := previewRepo(t)
+	rep, _, _ := runPreview(t, &Preview{Base: "HEAD~1", Head: "HEAD"}, dir, environ)
+	db := findApp(rep, "db")
+	if db == nil || db.PredictedSync != preview.Unknown || len(db.Reasons) != 1 || !strings.Contains(db.Reasons[0], "give --operator cloudnative-pg@VERSION") {
+		t.Errorf("db without --operator: %+v", db)
+	}
+	env := newEnv(t)
+	env.Environ, env.WorkDir = environ, dir
+	_, err := (&Preview{Base: "no-such-rev", Head: "HEAD"}).Run(context.Background(), env)
+	var ue UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "no-such-rev is neither a directory nor a revision") {
+		t.Errorf("unknown revision: %v", err)
+	}
+}
+
+func findApp(rep *preview.Report, name string) *preview.App {
+	for _, a := range rep.Apps {
+		if a.Name == name {
+			return a
+		}
+	}
+	return nil
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+// golden compares got with the file, or rewrites it with -update.
+func golden(t *testing.T, file string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run go test -run %s -update)", err, t.Name())
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (go test -run %s -update rewrites it); got:\n%s", file, t.Name(), got)
+	}
+}

@@ -1,0 +1,139 @@
+package action
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// A revision's files are bounded: a GitOps repository is configuration,
+// and a tree past these is more likely a mistake than a repository.
+const (
+	maxTreeBytes = 2 << 30
+	maxTreeFiles = 200_000
+)
+
+// checkout writes the files of the git revision rev of the repository at
+// root into dst, as 'git archive' exports them, and returns the commit.
+// git comes from the caller's PATH and runs with the caller's environment.
+func (env *Env) checkout(ctx context.Context, root, rev, dst string) (commit string, err error) {
+	git, err := env.lookGit()
+	if err != nil {
+		return "", err
+	}
+	var out, stderr bytes.Buffer
+	parse := exec.CommandContext(ctx, git, "-C", root, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	parse.Env, parse.Stdout, parse.Stderr = env.Environ, &out, &stderr
+	if err := parse.Run(); err != nil {
+		return "", Usagef("%s is neither a directory nor a revision of the git repository %s%s", rev, root, gitSays(&stderr))
+	}
+	commit = strings.TrimSpace(out.String())
+	arch := exec.CommandContext(ctx, git, "-C", root, "archive", "--format=tar", commit)
+	arch.Env, arch.Stderr = env.Environ, &stderr
+	pipe, err := arch.StdoutPipe()
+	if err != nil {
+		return "", err
+	}
+	if err := arch.Start(); err != nil {
+		return "", fmt.Errorf("running git archive: %w", err)
+	}
+	xerr := untar(pipe, dst)
+	if xerr != nil {
+		_ = arch.Process.Kill()
+	}
+	werr := arch.Wait()
+	switch {
+	case xerr != nil:
+		return "", fmt.Errorf("reading %s (%.12s) of %s: %w", rev, commit, root, xerr)
+	case werr != nil:
+		return "", fmt.Errorf("git archive %s in %s: %v%s", rev, root, werr, gitSays(&stderr))
+	}
+	return commit, nil
+}
+
+// lookGit finds git on the caller's PATH (the worker's own environment is
+// empty).
+func (env *Env) lookGit() (string, error) {
+	for _, dir := range filepath.SplitList(env.Getenv("PATH")) {
+		p := filepath.Join(dir, "git")
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", errors.New("git is not on PATH: preview reads revisions with git; install it, or give --base and --head as directories")
+}
+
+func gitSays(stderr *bytes.Buffer) string {
+	s := strings.TrimSpace(stderr.String())
+	if s == "" {
+		return ""
+	}
+	if len(s) > 500 {
+		s = s[:500] + "..."
+	}
+	return " (git: " + strings.ReplaceAll(s, "\n", "; ") + ")"
+}
+
+// untar writes a tar stream of files, directories and symbolic links into
+// dst, within maxTreeBytes and maxTreeFiles. A link that leaves dst is
+// written as it is: every renderer refuses to follow it out of the
+// repository root.
+func untar(r io.Reader, dst string) error {
+	tr := tar.NewReader(r)
+	var total int64
+	for n := 0; ; n++ {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if n >= maxTreeFiles {
+			return fmt.Errorf("more than %d files: too large for a preview", maxTreeFiles)
+		}
+		name := filepath.Clean(filepath.FromSlash(h.Name))
+		if name == "." || filepath.IsAbs(name) || name == ".." || strings.HasPrefix(name, ".."+string(filepath.Separator)) {
+			return fmt.Errorf("%q: a path outside the tree", h.Name)
+		}
+		p := filepath.Join(dst, name)
+		switch h.Typeflag {
+		case tar.TypeDir:
+			err = os.MkdirAll(p, 0o755)
+		case tar.TypeReg:
+			if total += h.Size; total > maxTreeBytes {
+				return fmt.Errorf("more than %d bytes of files: too large for a preview", maxTreeBytes)
+			}
+			err = writeFile(p, tr, h.Size, os.FileMode(h.Mode)&0o755|0o600)
+		case tar.TypeSymlink:
+			if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+				err = os.Symlink(h.Linkname, p)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func writeFile(p string, r io.Reader, size int64, mode os.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := io.CopyN(f, r, size); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
