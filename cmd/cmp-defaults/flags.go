@@ -37,8 +37,6 @@ func addReportOutput(cmd *cobra.Command) {
 	addOutput(cmd, new(string), "output format", report.ReportFormats)
 }
 
-// The flag sets below are shared by the commands, one per concern.
-
 func addProfileDirs(f *pflag.FlagSet, o *action.Operators) {
 	f.StringArrayVar(&o.ProfileDirs, "profiles-dir", nil, "directory of extra or overriding profiles (repeatable; default from $CMP_DEFAULTS_PROFILES_DIR, colon-separated)")
 }

@@ -14,13 +14,12 @@ func (c *cli) previewCmd() *cobra.Command {
 		Use:   "preview --base REV|DIR --head REV|DIR [--operator NAME@VERSION...] [--output-dir DIR]",
 		Short: "Show what Argo CD will change after a merge, and whether each app will be Synced",
 		Long: `Preview finds every Argo CD Application of the repository at two revisions (git revisions of
---repo-root, or two directories), follows apps of apps, renders each as the repo-server would, fills
-what admission adds (a plugin source with its own operators, others with --operator), and compares
-both sides per resource as the API server stores them: each Application's change and predicted sync
-status, and per resource a diff, the fields admission fills, changes ignoreDifferences hides,
-immutable fields, hooks, prunes. Secrets' values never appear. docs/preview.md has the rules.
-Exit codes: 0 no change, 3 changes, 1 error (an Application that does not render, unless
---keep-going; a --fail-on condition), 2 usage.`,
+--repo-root, or two directories), following apps of apps and ApplicationSets (with cmp-defaults-appset),
+renders each as the repo-server would, fills what admission adds (a plugin source with its own operators,
+others with --operator), and compares both sides per resource as stored: each Application's change and
+predicted sync status; per resource a diff, what admission fills, changes ignoreDifferences hides,
+immutable fields, hooks, prunes. Secrets' values never appear. docs/preview.md has the rules. Exit codes:
+0 no change, 3 changes, 1 error (an app that does not render, unless --keep-going; --fail-on), 2 usage.`,
 		Example: `  cmp-defaults preview --base origin/main --head HEAD --operator cloudnative-pg@1.27.0
   cmp-defaults preview --base main --head HEAD -o markdown --output-dir preview/ --fail-on outofsync`,
 		Args: takes(0, 0, "no arguments"),
@@ -39,5 +38,7 @@ Exit codes: 0 no change, 3 changes, 1 error (an Application that does not render
 	f.StringSliceVar(&o.FailOn, "fail-on", nil, "exit 1 (after writing --output-dir) when an Application is predicted OutOfSync (outofsync) or a change is hidden by ignoreDifferences (hidden-change)")
 	f.IntVar(&o.MaxCommentBytes, "max-comment-bytes", preview.DefaultMaxCommentBytes, "largest part of the Markdown report")
 	f.StringVar(&o.OutputDir, "output-dir", "", "write report.json, comment-N.md and the manifests of both sides to DIR")
+	f.StringVar(&o.AppSetGenerator, "appset-generator", "", "the program that generates ApplicationSets (default: cmp-defaults-appset beside this binary, else on PATH)")
+	f.StringVar(&o.Clusters, "clusters", "", "YAML file of Argo CD cluster Secrets for ApplicationSets' Clusters generator (default: the in-cluster cluster)")
 	return cmd
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
-func newEnv(t *testing.T) *Env {
+func newEnv(t testing.TB) *Env {
 	t.Helper()
 	s, err := cmpenv.SidecarFromEnv(nil)
 	if err != nil {

@@ -36,6 +36,13 @@ type Preview struct {
 	// OutputDir, when set, receives report.json, comment-N.md and each
 	// Application's manifests of both sides (Secrets redacted).
 	OutputDir string
+	// AppSetGenerator is the program that generates ApplicationSets
+	// (default: cmp-defaults-appset beside this binary or on PATH);
+	// Clusters a file of cluster Secrets for its Clusters generator.
+	AppSetGenerator string
+	Clusters        string
+
+	appSetProg string // AppSetGenerator as found; "": none
 }
 
 // DefaultPreviewTimeout bounds a whole preview: every Application at both
@@ -56,12 +63,16 @@ func (p *Preview) Run(ctx context.Context, env *Env) (*Result, error) {
 			return nil, Usagef("--fail-on %q: use %s", f, strings.Join(failOn, ", "))
 		}
 	}
+	var err error
+	if p.appSetProg, err = p.appSetGenerator(env); err != nil {
+		return nil, err
+	}
 	run := p.Rendering
 	if run.Timeout == 0 {
 		run.Timeout = DefaultPreviewTimeout
 	}
 	var rep *preview.Report
-	err := env.within(ctx, run, func(ctx context.Context) (err error) {
+	err = env.within(ctx, run, func(ctx context.Context) (err error) {
 		rep, err = p.run(ctx, env)
 		return err
 	})
@@ -191,9 +202,24 @@ func (p *Preview) side(ctx context.Context, env *Env, r *Audit, cache *flagEngin
 		s.Rules = q.rules
 		s.AutoPrune = autoPrune(q.app.Object)
 		if q.app.Origin.Kind == "ApplicationSet" {
+			if s.NotEvaluated, err = p.appSet(ctx, env, dir, r.RepoURL, q.app, s); err != nil {
+				return nil, err
+			}
+			if s.NotEvaluated == "" {
+				children, err := argocd.Extract(asObjects(s.Objects, q.app.Origin.File))
+				if err != nil {
+					return nil, err
+				}
+				add(children, k, q.depth+1)
+			}
 			continue
 		}
-		g, as, err := r.renderApp(ctx, env, cache, dir, r.RepoURL, q.app)
+		app, err := withOverrides(env, dir, q.app)
+		if err != nil {
+			s.Err = err
+			continue
+		}
+		g, as, err := r.renderApp(ctx, env, cache, dir, r.RepoURL, app)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, err
@@ -202,7 +228,7 @@ func (p *Preview) side(ctx context.Context, env *Env, r *Audit, cache *flagEngin
 			continue
 		}
 		s.Operators = as.Operators
-		s.Objects = objectsOf(st, g, as, q.app)
+		s.Objects = objectsOf(st, g, as, app)
 		for _, sr := range as.Sources {
 			if sr.Reason != "" {
 				s.Unrendered = append(s.Unrendered, sr.Field+": "+sr.Reason)

@@ -96,7 +96,7 @@ func TestPreview(t *testing.T) {
 	}
 	type want struct {
 		change, sync, parent string
-		resources          []string // kind name: change [flags]
+		resources            []string // kind name: change [flags]
 	}
 	wants := map[string]want{
 		"argocd/root":     {"modified", "Synced", "", []string{"Application db: added", "Application old: removed prune=manual"}},
@@ -151,6 +151,11 @@ func TestPreview(t *testing.T) {
 	db := findApp(rep, "db")
 	if db == nil || !slices.ContainsFunc(db.Drift, func(f preview.Field) bool { return f.Path == ".spec.logLevel" && f.Value == "info" }) {
 		t.Errorf("db's drift lacks CloudNativePG's logLevel default: %+v", db)
+	}
+	// web's .argocd-source-web.yaml overrides its Helm parameter, as the
+	// repo-server merges it.
+	if web := findApp(rep, "web"); web == nil || len(web.Resources) != 1 || !strings.Contains(web.Resources[0].Diff, "+      - image: web:3.0") {
+		t.Errorf("web's source override is not applied: %+v", web)
 	}
 	// A Secret's values appear nowhere: not in the report, not in the manifests.
 	var js bytes.Buffer

@@ -58,16 +58,28 @@ func (env *Env) checkout(ctx context.Context, root, rev, dst string) (commit str
 	return commit, nil
 }
 
-// lookGit finds git on the caller's PATH (the worker's own environment is
-// empty).
+// lookGit finds git on the caller's PATH.
 func (env *Env) lookGit() (string, error) {
-	for _, dir := range filepath.SplitList(env.Getenv("PATH")) {
-		p := filepath.Join(dir, "git")
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
+	if p := env.lookPath("git"); p != "" {
+		return p, nil
 	}
 	return "", errors.New("git is not on PATH: preview reads revisions with git; install it, or give --base and --head as directories")
+}
+
+// lookPath finds the program name on the caller's PATH (the worker's own
+// environment is empty); "" when it is not there.
+func (env *Env) lookPath(name string) string {
+	for _, dir := range filepath.SplitList(env.Getenv("PATH")) {
+		if p := filepath.Join(dir, name); isProgram(p) {
+			return p
+		}
+	}
+	return ""
+}
+
+func isProgram(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
 }
 
 func gitSays(stderr *bytes.Buffer) string {

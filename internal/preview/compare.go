@@ -39,10 +39,9 @@ func compareApp(b, h *Side) *App {
 	a := &App{Kind: s.App.Origin.Kind, Name: s.App.Origin.Name, Namespace: AppNamespace(s.App), File: s.App.Origin.File,
 		Parent: s.Parent, Operators: s.Operators, Resources: []*Resource{}}
 	switch {
-	case a.Kind == "ApplicationSet":
-		a.Change = NotEvaluated
-		a.PredictedSync = Unknown
-		a.Reasons = append(a.Reasons, "ApplicationSet: its generators are not evaluated, so the Applications it generates are not previewed")
+	case h != nil && h.NotEvaluated != "":
+		a.Change, a.PredictedSync = NotEvaluated, Unknown
+		a.Reasons = append(a.Reasons, h.NotEvaluated)
 		return a
 	case h == nil:
 		a.Change = Removed
@@ -76,6 +75,9 @@ func compareApp(b, h *Side) *App {
 	}
 	if len(h.Objects) == 0 && len(h.Unrendered) > 0 {
 		a.Change = NotEvaluated
+	}
+	if a.Kind == "ApplicationSet" {
+		return a // it is not synced; its Applications are
 	}
 	a.PredictedSync, a.Drift, a.Reasons = predict(h)
 	return a

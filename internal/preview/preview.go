@@ -144,6 +144,9 @@ type Side struct {
 	// Unrendered says why sources were not rendered; Err why the side failed.
 	Unrendered []string
 	Err        error
+	// NotEvaluated says why an ApplicationSet's Applications were not
+	// generated.
+	NotEvaluated string
 	Operators  []string
 	AutoPrune  bool
 }
