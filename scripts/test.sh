@@ -35,6 +35,7 @@ tidy_all() {
   [ "${E2E:-1}" = 0 ] && return
   for m in test/e2e/cmp-v2 test/e2e/e2ekit; do tidy "$m"; done
   tidy test/e2e go1.27.3
+  tidy cmd/cmp-defaults-appset go1.27.3
 }
 step "go mod tidy" tidy_all
 # vet, staticcheck and go test build as the image does (CGO_ENABLED=0 -trimpath),

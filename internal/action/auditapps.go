@@ -108,7 +108,7 @@ func (a *Audit) renderApp(ctx context.Context, env *Env, cache *flagEngine, root
 			continue
 		}
 		if len(src.Kustomize) > 0 {
-			env.Warn(fmt.Sprintf("%s: %s.kustomize sets %s, which audit does not apply: Argo CD's objects may differ from those audited", src.Where, src.Field, strings.Join(src.Kustomize, ", ")))
+			env.Warn(fmt.Sprintf("%s: %s.kustomize sets %s, which %s does not apply: Argo CD's objects may differ", src.Where, src.Field, strings.Join(src.Kustomize, ", "), a.command()))
 		}
 		targets, res, err := a.renderSource(ctx, env, cache, src, dir, root, h, d)
 		if err != nil {
@@ -355,4 +355,12 @@ func addReleases(rs, more []*operators.Resolution) []*operators.Resolution {
 		}
 	}
 	return rs
+}
+
+// command names the command that renders the Applications, for messages.
+func (a *Audit) command() string {
+	if a.asArgoCD {
+		return "preview"
+	}
+	return "audit"
 }

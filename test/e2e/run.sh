@@ -7,6 +7,8 @@
 #   test/e2e/controller  Argo CD v3.6.1's application controller and repo-server
 # cmp-v3, apiserver and controller are packages of one module, test/e2e (one module
 # graph, compiled once); cmp-v2 pins other Kubernetes and Argo CD releases and keeps its own.
+# Then cmd/cmp-defaults-appset (Argo CD v3.6.1's ApplicationSet code, for preview), a module
+# pinned like test/e2e: run after it, it compiles only its own packages.
 #
 # Two go test runs at once: cmp-v2 (its own graph), beside one go test of the three
 # packages of test/e2e, so the go command compiles their shared graph once (two runs
@@ -36,11 +38,11 @@ fi
 echo "   built in $((SECONDS - start))s, $(stat -c %s "$tmp/cmp-defaults") bytes"
 export CMP_DEFAULTS_BIN="$tmp/cmp-defaults"
 
-suites=(cmp-v2 v3)
+suites=(cmp-v2 v3 appset)
 # toolchain_of name: the GOTOOLCHAIN a suite runs with ("" for this machine's Go).
 toolchain_of() { case "$1" in cmp-v2) echo "" ;; *) echo "$v3_toolchain" ;; esac; }
 # where_of name: the module directory a suite's go test runs in, then its packages.
-where_of() { case "$1" in cmp-v2) echo "$1 ./..." ;; *) echo ". ./cmp-v3/ ./apiserver/ ./controller/" ;; esac; }
+where_of() { case "$1" in cmp-v2) echo "$1 ./..." ;; appset) echo "../../cmd/cmp-defaults-appset ./..." ;; *) echo ". ./cmp-v3/ ./apiserver/ ./controller/" ;; esac; }
 header() { local tc; tc="$(toolchain_of "$1")"; echo "== $1 (GOTOOLCHAIN=${tc:-${GOTOOLCHAIN:-default}})"; }
 
 # run_module name go-test-args...: one go test run (cmp-v2, or v3: the packages of test/e2e). Its output goes to
@@ -71,10 +73,11 @@ if [ -n "${E2E_SERIAL:-}" ]; then
 		cat "$tmp/$name.log"
 	done
 else
-	echo "== at once: cmp-v2, beside cmp-v3, apiserver and controller (one go test of test/e2e)"
+	echo "== at once: cmp-v2, beside cmp-v3, apiserver and controller (one go test of test/e2e); then appset"
 	run_module cmp-v2 "$@" &
 	run_module v3 "$@" &
 	wait
+	run_module appset "$@"
 	for name in "${suites[@]}"; do
 		[ -f "$tmp/$name.log" ] || continue
 		header "$name"

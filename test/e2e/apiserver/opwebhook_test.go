@@ -127,15 +127,24 @@ func moduleDir(t *testing.T, name, module string, flags ...string) string {
 			modfile = append(modfile, f)
 		}
 	}
-	list, err := e2ekit.GoCommand(filepath.Join("..", "webhook-"+name), append(append([]string{"list"}, modfile...), "-m", "-f", "{{.Dir}}", module)...)
-	if err != nil {
-		t.Fatal(err)
+	// go list -m names no directory for a module not yet in the cache
+	// (a cold one): download it first.
+	list := append(append([]string{"list"}, modfile...), "-m", "-f", "{{.Dir}}", module)
+	for _, args := range [][]string{list, append(append([]string{"mod", "download"}, modfile...), module), list} {
+		cmd, err := e2ekit.GoCommand(filepath.Join("..", "webhook-"+name), args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go %s: %v", strings.Join(args, " "), err)
+		}
+		if dir := strings.TrimSpace(string(out)); dir != "" {
+			return dir
+		}
 	}
-	out, err := list.Output()
-	if err != nil {
-		t.Fatalf("go list -m %s: %v", module, err)
-	}
-	return strings.TrimSpace(string(out))
+	t.Fatalf("go list -m %s: the module is not in the module cache after go mod download", module)
+	return ""
 }
 
 // register installs the operator's MutatingWebhookConfigurations from its

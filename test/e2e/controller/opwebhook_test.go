@@ -5,9 +5,11 @@ package controller
 // modules).
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,8 +77,10 @@ func startOperatorWebhook(t tb, name string, env ...string) *operatorWebhook {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var stderr bytes.Buffer // what it says before it dies, for the failure
+	cmd.Stderr = &stderr
 	if os.Getenv("E2E_LOGS") != "" {
-		cmd.Stderr = os.Stderr
+		cmd.Stderr = io.MultiWriter(os.Stderr, &stderr)
 	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -84,7 +88,8 @@ func startOperatorWebhook(t tb, name string, env ...string) *operatorWebhook {
 	t.Cleanup(func() { _ = stdin.Close(); _ = cmd.Wait() })
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil {
-		t.Fatalf("webhook-%s did not start: %v", name, err)
+		_ = cmd.Wait()
+		t.Fatalf("webhook-%s did not start: %v\n%s", name, err, stderr.String())
 	}
 	w := &operatorWebhook{CAPEM: string(caPEM)}
 	if err := json.Unmarshal([]byte(line), w); err != nil {
@@ -104,13 +109,21 @@ func moduleDir(t tb, name, module string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list := exec.Command(goCmd, "list", "-m", "-f", "{{.Dir}}", module)
-	list.Dir, list.Env = filepath.Join("..", "webhook-"+name), goEnv
-	out, err := list.Output()
-	if err != nil {
-		t.Fatalf("go list -m %s: %v", module, err)
+	// go list -m names no directory for a module not yet in the cache
+	// (a cold one): download it first.
+	for _, args := range [][]string{{"list", "-m", "-f", "{{.Dir}}", module}, {"mod", "download", module}, {"list", "-m", "-f", "{{.Dir}}", module}} {
+		cmd := exec.Command(goCmd, args...)
+		cmd.Dir, cmd.Env = filepath.Join("..", "webhook-"+name), goEnv
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go %s: %v", strings.Join(args, " "), err)
+		}
+		if dir := strings.TrimSpace(string(out)); dir != "" {
+			return dir
+		}
 	}
-	return strings.TrimSpace(string(out))
+	t.Fatalf("go list -m %s: the module is not in the module cache after go mod download", module)
+	return ""
 }
 
 var (
