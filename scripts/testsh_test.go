@@ -35,8 +35,8 @@ func run(t *testing.T, env ...string) (calls, out string) {
 			t.Fatal(err)
 		}
 	}
-	for _, m := range []string{"cmp-v2", "cmp-v3", "e2ekit"} {
-		if err := os.MkdirAll(filepath.Join(tree, "test", "e2e", m), 0o755); err != nil {
+	for _, m := range []string{"test/e2e/cmp-v2", "test/e2e/cmp-v3", "test/e2e/e2ekit", "cmd/cmp-defaults-appset"} {
+		if err := os.MkdirAll(filepath.Join(tree, filepath.FromSlash(m)), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -69,7 +69,7 @@ func TestQuickSkipsE2E(t *testing.T) {
 
 func TestFullRunsE2E(t *testing.T) {
 	calls, _ := run(t)
-	if !strings.Contains(calls, "\ne2e\n") || strings.Count(calls, "go mod tidy") != 4 { // the root, cmp-v2, e2ekit and test/e2e
+	if !strings.Contains(calls, "\ne2e\n") || strings.Count(calls, "go mod tidy") != 5 { // the root, cmp-v2, e2ekit, test/e2e and cmp-defaults-appset
 		t.Errorf("without E2E=0 the end-to-end modules did not run:\n%s", calls)
 	}
 }

@@ -229,8 +229,9 @@ func (p *Preview) side(ctx context.Context, env *Env, r *Audit, cache *flagEngin
 		}
 		s.Operators = as.Operators
 		s.Objects = objectsOf(st, g, as, app)
-		for _, sr := range as.Sources {
-			if sr.Reason != "" {
+		for i, sr := range as.Sources {
+			// A ref source's files are for the others: nothing of its own to render.
+			if src := app.Sources[i]; sr.Reason != "" && (src.Ref == "" || src.Path != "" || src.Chart != "") {
 				s.Unrendered = append(s.Unrendered, sr.Field+": "+sr.Reason)
 			}
 		}

@@ -103,6 +103,7 @@ func TestPreview(t *testing.T) {
 		"argocd/team":     {"unchanged", "Synced", "argocd/root", nil},
 		"argocd/plain":    {"modified", "Synced", "argocd/team", []string{"ConfigMap legacy: removed prune=automatic", "ConfigMap settings: modified", "Secret token: modified redacted", "Deployment shop: modified immutable=.spec.selector", "Job migrate: modified hook=PreSync"}},
 		"argocd/web":      {"modified", "Synced", "argocd/root", []string{"Deployment web: modified"}},
+		"argocd/multi":    {"modified", "Synced", "argocd/root", []string{"Deployment shop-web: modified"}},
 		"argocd/api":      {"modified", "Synced", "argocd/root", []string{"LimitRange api: added", "Service api: modified immutable=.spec.clusterIP"}},
 		"argocd/secrets":  {"modified", "Synced", "argocd/root", []string{"ExternalSecret db-password: modified hidden=.spec.refreshInterval"}},
 		"argocd/db":       {"added", "OutOfSync", "argocd/root", []string{"Cluster pg: added"}},
@@ -157,6 +158,11 @@ func TestPreview(t *testing.T) {
 	if web := findApp(rep, "web"); web == nil || len(web.Resources) != 1 || !strings.Contains(web.Resources[0].Diff, "+      - image: web:3.0") {
 		t.Errorf("web's source override is not applied: %+v", web)
 	}
+	// multi's values file comes from its ref source ($values/...), and web's
+	// file:// dependency renders with it.
+	if m := findApp(rep, "multi"); m == nil || len(m.Resources) != 1 || !strings.Contains(m.Resources[0].Diff, "+  replicas: 5") {
+		t.Errorf("multi's $values file is not applied: %+v", m)
+	}
 	// A Secret's values appear nowhere: not in the report, not in the manifests.
 	var js bytes.Buffer
 	if err := rep.WriteJSON(&js); err != nil {
@@ -172,6 +178,11 @@ func TestPreview(t *testing.T) {
 	for _, f := range []string{"report.json", "comment-1.md", filepath.Join("head", "argocd_plain.yaml"), filepath.Join("base", "argocd_old.yaml")} {
 		if files[filepath.Join(out, f)] == nil {
 			t.Errorf("--output-dir lacks %s", f)
+		}
+	}
+	for file, want := range map[string]string{"argocd_web.yaml": "name: web-common", "argocd_multi.yaml": "owner: shop"} {
+		if !bytes.Contains(files[filepath.Join(out, "head", file)], []byte(want)) {
+			t.Errorf("head/%s lacks %q: the file:// dependency did not render", file, want)
 		}
 	}
 	for name, b := range files {
@@ -208,7 +219,7 @@ func TestPreviewDirectoriesFailOn(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.APIVersion != preview.APIVersion || rep.Summary.OutOfSync != 1 || rep.Summary.Changed != 7 {
+	if rep.APIVersion != preview.APIVersion || rep.Summary.OutOfSync != 1 || rep.Summary.Changed != 8 {
 		t.Errorf("report.json: %+v", rep.Summary)
 	}
 }
