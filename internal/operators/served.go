@@ -1,9 +1,9 @@
 package operators
 
 import (
-	"slices"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 

@@ -263,14 +263,14 @@ func coveredBy(ign []ignoredPath, p tree.Path) string {
 // server refuses on update (the object must be replaced): group/kind ->
 // field paths.
 var immutableFields = map[string][]tree.Path{
-	"apps/Deployment":             {{"spec", "selector"}},
-	"apps/ReplicaSet":             {{"spec", "selector"}},
-	"apps/DaemonSet":              {{"spec", "selector"}},
-	"apps/StatefulSet":            {{"spec", "selector"}, {"spec", "volumeClaimTemplates"}, {"spec", "serviceName"}, {"spec", "podManagementPolicy"}},
-	"batch/Job":                   {{"spec", "selector"}, {"spec", "template"}, {"spec", "completionMode"}},
-	"/Service":                    {{"spec", "clusterIP"}, {"spec", "clusterIPs"}},
-	"/PersistentVolumeClaim":      {{"spec", "accessModes"}, {"spec", "storageClassName"}, {"spec", "volumeName"}, {"spec", "volumeMode"}, {"spec", "selector"}},
-	"storage.k8s.io/StorageClass": {{"provisioner"}, {"parameters"}, {"reclaimPolicy"}, {"volumeBindingMode"}},
+	"apps/Deployment":                              {{"spec", "selector"}},
+	"apps/ReplicaSet":                              {{"spec", "selector"}},
+	"apps/DaemonSet":                               {{"spec", "selector"}},
+	"apps/StatefulSet":                             {{"spec", "selector"}, {"spec", "volumeClaimTemplates"}, {"spec", "serviceName"}, {"spec", "podManagementPolicy"}},
+	"batch/Job":                                    {{"spec", "selector"}, {"spec", "template"}, {"spec", "completionMode"}},
+	"/Service":                                     {{"spec", "clusterIP"}, {"spec", "clusterIPs"}},
+	"/PersistentVolumeClaim":                       {{"spec", "accessModes"}, {"spec", "storageClassName"}, {"spec", "volumeName"}, {"spec", "volumeMode"}, {"spec", "selector"}},
+	"storage.k8s.io/StorageClass":                  {{"provisioner"}, {"parameters"}, {"reclaimPolicy"}, {"volumeBindingMode"}},
 	"rbac.authorization.k8s.io/RoleBinding":        {{"roleRef"}},
 	"rbac.authorization.k8s.io/ClusterRoleBinding": {{"roleRef"}},
 }

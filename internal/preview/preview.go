@@ -147,8 +147,8 @@ type Side struct {
 	// NotEvaluated says why an ApplicationSet's Applications were not
 	// generated.
 	NotEvaluated string
-	Operators  []string
-	AutoPrune  bool
+	Operators    []string
+	AutoPrune    bool
 }
 
 // Object is one rendered object as the API server will store it: Data is
@@ -160,9 +160,9 @@ type Object struct {
 	// Namespace is the namespace Argo CD gives it: its own, else the
 	// Application's destination namespace for a namespaced kind.
 	Namespace string
-	Filled  []defaults.Filled
-	InGit   bool
-	Unknown string
+	Filled    []defaults.Filled
+	InGit     bool
+	Unknown   string
 }
 
 // key names a resource as Argo CD matches it: group, kind, namespace, name.
