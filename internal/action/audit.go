@@ -34,6 +34,9 @@ type Audit struct {
 	// plugin source with its own operators even when --operator is given,
 	// another source unfilled when no --operator is given.
 	asArgoCD bool
+	// capabilities, when set, gives a Helm source that sets none the API
+	// versions the releases refs serve, as Argo CD gives it the cluster's.
+	capabilities func(refs []string) []string
 }
 
 func (a *Audit) Run(ctx context.Context, env *Env) (*Result, error) {
@@ -126,6 +129,9 @@ func (a *Audit) pluginSource(ctx context.Context, env *Env, src *argocd.Source, 
 	cfg, err := src.PluginConfig(dir, root, env.Sidecar)
 	if err != nil {
 		return nil, nil, err
+	}
+	if a.capabilities != nil && len(cfg.APIVersions) == 0 {
+		cfg.APIVersions = a.capabilities(cfg.Operators) // KUBE_API_VERSIONS
 	}
 	o := a.Operators
 	o.Refs = o.refs()

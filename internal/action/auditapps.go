@@ -136,6 +136,9 @@ func (a *Audit) resolve(root, this string, src *argocd.Source, refs map[string]*
 		return "", h, d, why, err
 	}
 	h, d = argocd.Settings(src)
+	if a.capabilities != nil && len(h.APIVersions) == 0 {
+		h.APIVersions = a.capabilities(a.refs())
+	}
 	h.ValuesFiles = slices.Clone(h.ValuesFiles)
 	for i, f := range h.ValuesFiles {
 		name, rest, ok := strings.Cut(strings.TrimPrefix(f, "$"), "/")

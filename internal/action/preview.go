@@ -127,10 +127,15 @@ func (p *Preview) run(ctx context.Context, env *Env) (*preview.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	st, err := env.Store(p.Operators)
+	if err != nil {
+		return nil, err
+	}
 	var cache flagEngine
 	for i := range sides {
 		s := &sides[i]
-		r := &Audit{Operators: p.Operators, Rendering: Rendering{RepoRoot: s.dir}, RepoURL: this, asArgoCD: true}
+		r := &Audit{Operators: p.Operators, Rendering: Rendering{RepoRoot: s.dir}, RepoURL: this, asArgoCD: true,
+			capabilities: func(refs []string) []string { return servedAPIVersions(st, refs) }}
 		if s.apps, err = p.side(ctx, env, r, &cache, s.dir, cm); err != nil {
 			return nil, err
 		}
@@ -296,6 +301,29 @@ func unknownAdmission(st *operators.Store, res []*operators.Resolution, obj map[
 		return fmt.Sprintf("%s %s has admission defaults in %s, and no release of it is selected: give --operator %s@VERSION (or name it in the plugin's operators)", av, k, strings.Join(names, ", "), names[0])
 	}
 	return ""
+}
+
+// servedAPIVersions are the API versions (group/version and
+// group/version/Kind) of the kinds the releases refs have profiles of: what
+// preview gives Helm's .Capabilities.APIVersions, where Argo CD gives the
+// cluster's, so that templates gated on an operator's kinds render.
+func servedAPIVersions(st *operators.Store, refs []string) []string {
+	var out []string
+	for _, ref := range refs {
+		name, version, err := operators.ParseRef(ref)
+		if err != nil {
+			continue
+		}
+		r, err := st.Resolve(name, version, false)
+		if err != nil || r.Profile == nil {
+			continue
+		}
+		for _, rs := range r.Profile.Resources {
+			out = append(out, rs.APIVersion(), rs.APIVersion()+"/"+rs.Kind)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // autoPrune says whether the Application's sync policy prunes.

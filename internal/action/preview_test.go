@@ -180,9 +180,11 @@ func TestPreview(t *testing.T) {
 			t.Errorf("--output-dir lacks %s", f)
 		}
 	}
-	for file, want := range map[string]string{"argocd_web.yaml": "name: web-common", "argocd_multi.yaml": "owner: shop"} {
-		if !bytes.Contains(files[filepath.Join(out, "head", file)], []byte(want)) {
-			t.Errorf("head/%s lacks %q: the file:// dependency did not render", file, want)
+	// web-db is gated on .Capabilities.APIVersions having CloudNativePG's
+	// Cluster, which --operator cloudnative-pg@1.27.0 serves.
+	for _, fw := range [][2]string{{"argocd_web.yaml", "name: web-common"}, {"argocd_multi.yaml", "owner: shop"}, {"argocd_web.yaml", "name: web-db"}} {
+		if !bytes.Contains(files[filepath.Join(out, "head", fw[0])], []byte(fw[1])) {
+			t.Errorf("head/%s lacks %q", fw[0], fw[1])
 		}
 	}
 	for name, b := range files {
@@ -228,7 +230,11 @@ func TestPreviewDirectoriesFailOn(t *testing.T) {
 // and an unknown revision is a usage error naming it.
 func TestPreviewUnknown(t *testing.T) {
 	dir, environ := previewRepo(t)
-	rep, _, _ := runPreview(t, &Preview{Base: "HEAD~1", Head: "HEAD"}, dir, environ)
+	out := t.TempDir()
+	rep, _, _ := runPreview(t, &Preview{Base: "HEAD~1", Head: "HEAD", OutputDir: out}, dir, environ)
+	if b, err := os.ReadFile(filepath.Join(out, "head", "argocd_web.yaml")); err != nil || bytes.Contains(b, []byte("name: web-db")) {
+		t.Errorf("web-db rendered though no release serves CloudNativePG's Cluster (%v)", err)
+	}
 	db := findApp(rep, "db")
 	if db == nil || db.PredictedSync != preview.Unknown || len(db.Reasons) != 1 || !strings.Contains(db.Reasons[0], "give --operator cloudnative-pg@VERSION") {
 		t.Errorf("db without --operator: %+v", db)
