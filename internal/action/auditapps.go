@@ -107,7 +107,11 @@ func (a *Audit) renderApp(ctx context.Context, env *Env, cache *flagEngine, root
 			g.Unrendered = append(g.Unrendered, src.Field)
 			continue
 		}
-		if len(src.Kustomize) > 0 {
+		if a.asArgoCD && len(src.Kustomize) > 0 {
+			if dir, err = kustomizeOverlay(root, dir, src); err != nil {
+				return g, as, err
+			}
+		} else if len(src.Kustomize) > 0 {
 			env.Warn(fmt.Sprintf("%s: %s.kustomize sets %s, which %s does not apply: Argo CD's objects may differ", src.Where, src.Field, strings.Join(src.Kustomize, ", "), a.command()))
 		}
 		targets, res, err := a.renderSource(ctx, env, cache, src, dir, root, h, d)

@@ -100,8 +100,10 @@ func (p *Preview) run(ctx context.Context, env *Env) (*preview.Report, error) {
 	for i := range sides {
 		s := &sides[i]
 		s.rev.Ref = s.arg
+		s.dir = filepath.Join(tmp, []string{"base", "head"}[i])
 		if fi, err := os.Stat(s.arg); err == nil && fi.IsDir() {
-			if s.dir, err = filepath.Abs(s.arg); err != nil {
+			// A copy: preview writes the kustomizations of kustomize settings into its tree.
+			if err := copyTree(s.arg, s.dir); err != nil {
 				return nil, err
 			}
 			continue
@@ -111,7 +113,6 @@ func (p *Preview) run(ctx context.Context, env *Env) (*preview.Report, error) {
 				return nil, err
 			}
 		}
-		s.dir = filepath.Join(tmp, []string{"base", "head"}[i])
 		if s.rev.Commit, err = env.checkout(ctx, root, s.arg, s.dir); err != nil {
 			return nil, err
 		}
@@ -119,7 +120,7 @@ func (p *Preview) run(ctx context.Context, env *Env) (*preview.Report, error) {
 	this := p.RepoURL
 	if this == "" {
 		if root == "" {
-			root = sides[1].dir
+			root = p.Head
 		}
 		this = originURL(root)
 	}

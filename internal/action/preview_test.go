@@ -99,7 +99,7 @@ func TestPreview(t *testing.T) {
 		resources            []string // kind name: change [flags]
 	}
 	wants := map[string]want{
-		"argocd/root":     {"modified", "Synced", "", []string{"Application db: added", "Application old: removed prune=manual"}},
+		"argocd/root":     {"modified", "Synced", "", []string{"Application api: modified", "Application db: added", "Application old: removed prune=manual"}},
 		"argocd/team":     {"unchanged", "Synced", "argocd/root", nil},
 		"argocd/plain":    {"modified", "Synced", "argocd/team", []string{"ConfigMap legacy: removed prune=automatic", "ConfigMap settings: modified", "Secret token: modified redacted", "Deployment shop: modified immutable=.spec.selector", "Job migrate: modified hook=PreSync"}},
 		"argocd/web":      {"modified", "Synced", "argocd/root", []string{"Deployment web: modified"}},
@@ -157,6 +157,10 @@ func TestPreview(t *testing.T) {
 	// repo-server merges it.
 	if web := findApp(rep, "web"); web == nil || len(web.Resources) != 1 || !strings.Contains(web.Resources[0].Diff, "+      - image: web:3.0") {
 		t.Errorf("web's source override is not applied: %+v", web)
+	}
+	// api's kustomize.commonLabels, applied as Argo CD's kustomize edit does.
+	if api := findApp(rep, "api"); api == nil || len(api.Resources) != 2 || !strings.Contains(api.Resources[1].Diff, "+    team: api") {
+		t.Errorf("api's kustomize settings are not applied: %+v", api)
 	}
 	// multi's values file comes from its ref source ($values/...), and web's
 	// file:// dependency renders with it.

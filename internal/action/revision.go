@@ -149,3 +149,50 @@ func writeFile(p string, r io.Reader, size int64, mode os.FileMode) error {
 	}
 	return f.Close()
 }
+
+// copyTree copies the files, directories and symbolic links of src (but
+// .git) into dst, within maxTreeBytes and maxTreeFiles.
+func copyTree(src, dst string) error {
+	var total int64
+	n := 0
+	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dst, rel)
+		if n++; n > maxTreeFiles {
+			return fmt.Errorf("%s: more than %d files: too large for a preview", src, maxTreeFiles)
+		}
+		switch {
+		case d.IsDir() && d.Name() == ".git":
+			return filepath.SkipDir
+		case d.IsDir():
+			return os.MkdirAll(to, 0o755)
+		case d.Type()&os.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(target, to)
+		case !d.Type().IsRegular():
+			return nil
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		if total += fi.Size(); total > maxTreeBytes {
+			return fmt.Errorf("%s: more than %d bytes of files: too large for a preview", src, maxTreeBytes)
+		}
+		return writeFile(to, f, fi.Size(), fi.Mode().Perm()|0o600)
+	})
+}

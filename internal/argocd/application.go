@@ -121,6 +121,8 @@ type Source struct {
 	SkipSchemaValidation bool
 	Include              string
 	Exclude              string
+	// KustomizeSpec is spec.source.kustomize as written.
+	KustomizeSpec map[string]any
 	// Kustomize lists the spec.source.kustomize settings given, which
 	// audit does not apply.
 	Kustomize []string
@@ -271,6 +273,7 @@ func (a *App) addSource(src map[string]any, where, field string) error {
 		s.Exclude, _ = d["exclude"].(string)
 	}
 	if k, _ := src["kustomize"].(map[string]any); len(k) > 0 {
+		s.KustomizeSpec = k
 		for key := range k {
 			s.Kustomize = append(s.Kustomize, key)
 		}
