@@ -121,30 +121,13 @@ func startOperatorWebhookBuild(t *testing.T, name string, flags []string, env ..
 // -modfile of flags, if any) is in the Go module cache.
 func moduleDir(t *testing.T, name, module string, flags ...string) string {
 	t.Helper()
-	var modfile []string
-	for _, f := range flags {
-		if strings.HasPrefix(f, "-modfile=") {
-			modfile = append(modfile, f)
-		}
+	dir, err := e2ekit.ModuleDir(func(args ...string) (*exec.Cmd, error) {
+		return e2ekit.GoCommand(filepath.Join("..", "webhook-"+name), args...)
+	}, module, flags...)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// go list -m names no directory for a module not yet in the cache
-	// (a cold one): download it first.
-	list := append(append([]string{"list"}, modfile...), "-m", "-f", "{{.Dir}}", module)
-	for _, args := range [][]string{list, append(append([]string{"mod", "download"}, modfile...), module), list} {
-		cmd, err := e2ekit.GoCommand(filepath.Join("..", "webhook-"+name), args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("go %s: %v", strings.Join(args, " "), err)
-		}
-		if dir := strings.TrimSpace(string(out)); dir != "" {
-			return dir
-		}
-	}
-	t.Fatalf("go list -m %s: the module is not in the module cache after go mod download", module)
-	return ""
+	return dir
 }
 
 // register installs the operator's MutatingWebhookConfigurations from its

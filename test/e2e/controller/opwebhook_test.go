@@ -109,21 +109,15 @@ func moduleDir(t tb, name, module string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// go list -m names no directory for a module not yet in the cache
-	// (a cold one): download it first.
-	for _, args := range [][]string{{"list", "-m", "-f", "{{.Dir}}", module}, {"mod", "download", module}, {"list", "-m", "-f", "{{.Dir}}", module}} {
+	dir, err := e2ekit.ModuleDir(func(args ...string) (*exec.Cmd, error) {
 		cmd := exec.Command(goCmd, args...)
 		cmd.Dir, cmd.Env = filepath.Join("..", "webhook-"+name), goEnv
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("go %s: %v", strings.Join(args, " "), err)
-		}
-		if dir := strings.TrimSpace(string(out)); dir != "" {
-			return dir
-		}
+		return cmd, nil
+	}, module)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("go list -m %s: the module is not in the module cache after go mod download", module)
-	return ""
+	return dir
 }
 
 var (

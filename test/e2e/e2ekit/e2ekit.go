@@ -64,6 +64,34 @@ func GoCommand(dir string, args ...string) (*exec.Cmd, error) {
 	return cmd, nil
 }
 
+// ModuleDir is where module, which the module of the go commands that run
+// makes requires (with the -modfile of flags, if any), is in the Go module
+// cache. go list -m names no directory for a module a cold cache does not
+// hold yet: it is downloaded first then.
+func ModuleDir(run func(args ...string) (*exec.Cmd, error), module string, flags ...string) (string, error) {
+	var modfile []string
+	for _, f := range flags {
+		if strings.HasPrefix(f, "-modfile=") {
+			modfile = append(modfile, f)
+		}
+	}
+	list := append(append([]string{"list"}, modfile...), "-m", "-f", "{{.Dir}}", module)
+	for _, args := range [][]string{list, append(append([]string{"mod", "download"}, modfile...), module), list} {
+		cmd, err := run(args...)
+		if err != nil {
+			return "", err
+		}
+		out, err := cmd.Output()
+		if err != nil {
+			return "", fmt.Errorf("go %s: %v", strings.Join(args, " "), err)
+		}
+		if dir := strings.TrimSpace(string(out)); dir != "" {
+			return dir, nil
+		}
+	}
+	return "", fmt.Errorf("go list -m %s: the module is not in the module cache after go mod download", module)
+}
+
 // RootModuleGoEnv is the environment for building the root module (or an
 // operator's webhook module): when the test runs under a switched toolchain
 // (GOTOOLCHAIN=go1.27.3 for Argo CD v3), that module is built with the
