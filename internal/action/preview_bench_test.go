@@ -68,6 +68,11 @@ func benchRepo(b *testing.B, n, changed int) (string, []string, []string) {
 	for i := range n {
 		app(i, "v1")
 	}
+	// An ApplicationSet making 20 more Applications, one per directory.
+	write("argocd/appset.yaml", "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: generated\n  namespace: argocd\nspec:\n  goTemplate: true\n  generators:\n    - git:\n        repoURL: https://github.com/example/gitops.git\n        revision: HEAD\n        directories: [{path: generated/*}]\n  template:\n    metadata:\n      name: '{{.path.basename}}'\n    spec:\n      project: default\n      source: {repoURL: https://github.com/example/gitops.git, path: '{{.path.path}}'}\n      destination: {server: https://kubernetes.default.svc, namespace: '{{.path.basename}}'}\n")
+	for i := range 20 {
+		write(fmt.Sprintf("generated/gen%02d/deployment.yaml", i), deployment(fmt.Sprintf("gen%02d", i), "v1"))
+	}
 	git("init", "-q", "-b", "main")
 	git("add", "-A")
 	git("commit", "-q", "-m", "base")
@@ -81,7 +86,10 @@ func benchRepo(b *testing.B, n, changed int) (string, []string, []string) {
 
 // BenchmarkPreview previews a pull request that changes 10 of 100
 // Applications, against the baseline of rendering the 100 sources once
-// with the render use case, in the same loop: ratio is preview/render.
+// with the render use case, in the same loop: ratio is preview/render. The
+// ApplicationSet's 20 Applications are generated when
+// CMP_DEFAULTS_APPSET names the cmp-defaults-appset program, else it is
+// not evaluated.
 func BenchmarkPreview(b *testing.B) {
 	dir, environ, paths := benchRepo(b, 100, 10)
 	ctx := context.Background()
@@ -90,7 +98,7 @@ func BenchmarkPreview(b *testing.B) {
 		t0 := time.Now()
 		env := newEnv(b)
 		env.Environ, env.WorkDir = environ, dir
-		res, err := (&Preview{Base: "HEAD~1", Head: "HEAD"}).Run(ctx, env)
+		res, err := (&Preview{Base: "HEAD~1", Head: "HEAD", AppSetGenerator: os.Getenv("CMP_DEFAULTS_APPSET")}).Run(ctx, env)
 		if err != nil || !res.Found {
 			b.Fatal(err, res)
 		}
