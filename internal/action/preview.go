@@ -137,7 +137,7 @@ func (p *Preview) run(ctx context.Context, env *Env) (*preview.Report, error) {
 		s := &sides[i]
 		r := &Audit{Operators: p.Operators, Rendering: Rendering{RepoRoot: s.dir}, RepoURL: this, asArgoCD: true,
 			capabilities: func(refs []string) []string { return servedAPIVersions(st, refs) }}
-		if s.apps, err = p.side(ctx, env, r, &cache, s.dir, cm); err != nil {
+		if s.apps, err = p.side(ctx, env, st, r, &cache, s.dir, cm); err != nil {
 			return nil, err
 		}
 	}
@@ -160,15 +160,12 @@ func (p *Preview) run(ctx context.Context, env *Env) (*preview.Report, error) {
 
 // side finds the Applications of one tree, follows apps of apps, and
 // renders each.
-func (p *Preview) side(ctx context.Context, env *Env, r *Audit, cache *flagEngine, dir string, cm []*argocd.Rule) (map[string]*preview.Side, error) {
+func (p *Preview) side(ctx context.Context, env *Env, st *operators.Store, r *Audit, cache *flagEngine, dir string, cm []*argocd.Rule) (map[string]*preview.Side, error) {
 	found, err := p.discover(env, dir)
 	if err != nil {
 		return nil, err
 	}
-	st, err := env.Store(p.Operators)
-	if err != nil {
-		return nil, err
-	}
+	unknown := map[string]string{} // unknownAdmission per kind and releases
 	apps := map[string]*preview.Side{}
 	type queued struct {
 		app    *argocd.App
@@ -234,7 +231,7 @@ func (p *Preview) side(ctx context.Context, env *Env, r *Audit, cache *flagEngin
 			continue
 		}
 		s.Operators = as.Operators
-		s.Objects = objectsOf(st, g, as, app)
+		s.Objects = objectsOf(st, g, as, app, unknown)
 		for i, sr := range as.Sources {
 			// A ref source's files are for the others: nothing of its own to render.
 			if src := app.Sources[i]; sr.Reason != "" && (src.Ref == "" || src.Path != "" || src.Chart != "") {
@@ -261,8 +258,13 @@ func (p *Preview) side(ctx context.Context, env *Env, r *Audit, cache *flagEngin
 
 // objectsOf pairs the rendered targets of an Application with what the
 // preview needs: whether its source applies them filled (the plugin), and
-// why what admission adds is unknown.
-func objectsOf(st *operators.Store, g audit.Group, as audit.AppSources, app *argocd.App) []preview.Object {
+// why what admission adds is unknown (seen: the answers so far, by kind
+// and releases: each asks every operator's newest profile).
+func objectsOf(st *operators.Store, g audit.Group, as audit.AppSources, app *argocd.App, seen map[string]string) []preview.Object {
+	var rels []string
+	for _, r := range g.Releases {
+		rels = append(rels, r.Operator+"@"+r.Requested)
+	}
 	var out []preview.Object
 	i := 0
 	for si, sr := range as.Sources {
@@ -271,7 +273,13 @@ func objectsOf(st *operators.Store, g audit.Group, as audit.AppSources, app *arg
 			i++
 			o := preview.Object{Data: t.Object.Data, Filled: t.Filled, InGit: app.Sources[si].Plugin != nil,
 				Namespace: argocd.Namespace(t.Object.Data, app.Namespace)}
-			o.Unknown = unknownAdmission(st, g.Releases, t.Object.Data)
+			key := fmt.Sprint(t.Object.Data["apiVersion"], " ", t.Object.Data["kind"], " ", rels)
+			msg, ok := seen[key]
+			if !ok {
+				msg = unknownAdmission(st, g.Releases, t.Object.Data)
+				seen[key] = msg
+			}
+			o.Unknown = msg
 			out = append(out, o)
 		}
 	}
@@ -457,7 +465,7 @@ func (p *Preview) write(rep *preview.Report, base, head map[string]*preview.Side
 	for side, apps := range map[string]map[string]*preview.Side{"base": base, "head": head} {
 		for k, s := range apps {
 			var b bytes.Buffer
-			if err := manifest.Encode(&b, preview.Objects(s.Objects, true), "yaml"); err != nil {
+			if err := manifest.Encode(&b, preview.Manifests(s.Objects), "yaml"); err != nil {
 				return err
 			}
 			files[filepath.Join(side, strings.ReplaceAll(k, "/", "_")+".yaml")] = b.Bytes()

@@ -155,7 +155,7 @@ func resource(b, h *Object, c Change, rules []*argocd.Rule) *Resource {
 	if h != nil {
 		to = h.Data
 	}
-	if IsSecret(s.Data) {
+	if isSecret(s.Data) {
 		r.Redacted = true
 		r.Filled = []Field{}
 	} else {

@@ -199,15 +199,15 @@ func pruneOf(obj map[string]any, auto bool) string {
 	return "manual"
 }
 
-// IsSecret says whether obj is a core Secret, whose values never appear.
-func IsSecret(obj map[string]any) bool {
+// isSecret says whether obj is a core Secret, whose values never appear.
+func isSecret(obj map[string]any) bool {
 	g, k := argocd.GroupKind(obj)
 	return g == "" && k == "Secret"
 }
 
-// Redact returns obj with a Secret's values replaced by a marker.
-func Redact(obj map[string]any) map[string]any {
-	if !IsSecret(obj) {
+// redact returns obj with a Secret's values replaced by a marker.
+func redact(obj map[string]any) map[string]any {
+	if !isSecret(obj) {
 		return obj
 	}
 	out := make(map[string]any, len(obj))
@@ -228,15 +228,11 @@ func Redact(obj map[string]any) map[string]any {
 	return out
 }
 
-// Objects are the objects of ob, as manifest objects for encoding.
-func Objects(objs []Object, redact bool) []manifest.Object {
+// Manifests are objs as --output-dir writes them: Secrets redacted.
+func Manifests(objs []Object) []manifest.Object {
 	out := make([]manifest.Object, len(objs))
 	for i, o := range objs {
-		d := o.Data
-		if redact {
-			d = Redact(d)
-		}
-		out[i] = manifest.Object{Data: d}
+		out[i] = manifest.Object{Data: redact(o.Data)}
 	}
 	return out
 }
