@@ -74,11 +74,11 @@ func startOperatorWebhookBuild(t *testing.T, name string, flags []string, env ..
 	start := time.Now()
 	src := filepath.Join("..", "webhook-"+name)
 	bin := filepath.Join(t.TempDir(), "webhook-"+name)
-	build, err := e2ekit.GoCommand(src, append(append([]string{"build"}, flags...), "-o", bin, ".")...)
+	build, err := e2ekit.GoCommand(src, append(append([]string{"build", "-trimpath"}, flags...), "-o", bin, ".")...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out, err := build.CombinedOutput(); err != nil {
+	if out, err := e2ekit.Build(build); err != nil {
 		t.Fatalf("building %s: %v\n%s", src, err, out)
 	}
 	built := time.Since(start)

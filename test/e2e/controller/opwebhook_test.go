@@ -60,9 +60,9 @@ func startOperatorWebhook(t tb, name string, env ...string) *operatorWebhook {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	build := exec.Command(goCmd, "build", "-o", bin, ".")
+	build := exec.Command(goCmd, "build", "-trimpath", "-o", bin, ".")
 	build.Dir, build.Env = src, goEnv
-	if out, err := build.CombinedOutput(); err != nil {
+	if out, err := e2ekit.Build(build); err != nil {
 		t.Fatalf("building %s: %v\n%s", src, err, out)
 	}
 	built := time.Since(start)

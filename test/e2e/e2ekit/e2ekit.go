@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -62,6 +63,34 @@ func GoCommand(dir string, args ...string) (*exec.Cmd, error) {
 	cmd := exec.Command(goCmd, args...)
 	cmd.Dir, cmd.Env = dir, env
 	return cmd, nil
+}
+
+// Build runs cmd, a go build, holding an exclusive lock on the build cache
+// it fills, and returns its combined output. The suites of one run start the
+// same operator webhooks from separate test processes; two go commands that
+// compile the same packages at once both compile them, while one after the
+// other the second finds them in the cache.
+func Build(cmd *exec.Cmd) ([]byte, error) {
+	env := exec.Command(cmd.Path, "env", "GOCACHE")
+	env.Dir, env.Env = cmd.Dir, cmd.Env
+	out, err := env.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go env GOCACHE: %w", err)
+	}
+	cache := strings.TrimSpace(string(out))
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return nil, err
+	}
+	lock, err := os.Open(cache)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return nil, fmt.Errorf("locking %s: %w", cache, err)
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) //nolint:errcheck // released on close too
+	return cmd.CombinedOutput()
 }
 
 // ModuleDir is where module, which the module of the go commands that run
