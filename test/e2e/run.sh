@@ -58,7 +58,13 @@ run_module() {
 	shift
 	(
 		cd "$here/$dir" || exit 1
-		if [ -n "$toolchain" ]; then export GOTOOLCHAIN="$toolchain"; fi
+		if [ -n "$toolchain" ]; then
+			export GOTOOLCHAIN="$toolchain"
+		else
+			# This machine's Go, built like cmp-defaults above: the standard
+			# library compiled for it is reused instead of compiled again.
+			export CGO_ENABLED=0 GOFLAGS="${GOFLAGS:+$GOFLAGS }-trimpath"
+		fi
 		# shellcheck disable=SC2086 # pkgs is a list of package patterns
 		go test -count=1 "${timeout[@]}" "$@" $pkgs 2>&1
 	) >"$log"
