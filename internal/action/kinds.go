@@ -19,8 +19,8 @@ import (
 // conversion webhook (they may drift). It is the one place
 // that decides about them: a warning, or with strict mode the run's error.
 //
-// Hints, once per API group, name the operators that cover an object's
-// group when none of them is selected: the user probably forgot one. They
+// Hints, once per API group, name the operators that have an object's kind
+// when none of them is selected: the user probably forgot one. They
 // are advice, never made errors by strict mode.
 type kindCheck struct {
 	names settings.Names // how the strict setting is named
@@ -70,23 +70,26 @@ func (u *kindCheck) warnings(st *operators.Store, res []*operators.Resolution, o
 	return out
 }
 
-// hint adds a hint when no selected release covers the group of apiVersion
-// and another operator of st does.
+// hint adds a hint when no selected release has the kind of ob and another
+// operator of st does; once per API group. It is decided by kind, not by
+// group alone: argoproj.io is Argo Rollouts' group and Argo CD's, and an
+// Application is no Rollout.
 func (u *kindCheck) hint(st *operators.Store, res []*operators.Resolution, ob manifest.Object, apiVersion string) {
 	group, _, ok := strings.Cut(apiVersion, "/")
+	kind, _ := ob.Data["kind"].(string)
 	if !ok || st == nil || u.seen["group "+group] {
 		return
 	}
-	u.seen["group "+group] = true
 	for _, r := range res {
-		if r.Profile != nil && slices.ContainsFunc(r.Profile.Resources, func(rs operators.Resource) bool { return rs.Group == group }) {
+		if r.Profile != nil && slices.ContainsFunc(r.Profile.Resources, func(rs operators.Resource) bool { return rs.Group == group && rs.Kind == kind }) {
 			return
 		}
 	}
-	names := st.Covering(group)
+	names := st.CoveringKind(group, kind)
 	if len(names) == 0 {
 		return
 	}
+	u.seen["group "+group] = true
 	adds := make([]string, len(names))
 	for i, n := range names {
 		adds[i] = n + "@VERSION"
@@ -99,7 +102,7 @@ func (u *kindCheck) hint(st *operators.Store, res []*operators.Resolution, ob ma
 	if len(names) > 1 {
 		who = "the operators " + strings.Join(names, " and ") + ", none of them selected"
 	}
-	u.hints = append(u.hints, fmt.Sprintf("%s: %s is covered by %s, so its defaults are not filled; %s", ob.Where(), group, who, add))
+	u.hints = append(u.hints, fmt.Sprintf("%s: %s (%s) is covered by %s, so its defaults are not filled; %s", ob.Where(), kind, group, who, add))
 }
 
 // unservedKinds compares the selected profiles with the API versions the

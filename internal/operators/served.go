@@ -103,13 +103,8 @@ func (p *Profile) versionsOf(group, kind string) []string {
 	return out
 }
 
-// Covering lists the operators whose newest profile has API group group:
-// for an object of that group when none of them is selected.
-func (s *Store) Covering(group string) []string {
-	return s.covering(func(p *Profile) bool { return p.hasGroup(group) })
-}
-
-// CoveringKind lists the operators whose newest profile has kind of group.
+// CoveringKind lists the operators whose newest profile has kind of group:
+// for an object of that kind when none of them is selected.
 func (s *Store) CoveringKind(group, kind string) []string {
 	return s.covering(func(p *Profile) bool {
 		return slices.ContainsFunc(p.Resources, func(rs Resource) bool { return rs.Group == group && rs.Kind == kind })
