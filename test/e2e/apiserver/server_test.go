@@ -4,8 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,13 +11,12 @@ import (
 	"time"
 
 	gitopsio "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/utils/io"
-	"go.etcd.io/etcd/server/v3/embed"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/client-go/rest"
-	"k8s.io/klog/v2"
 	kubeapiservertesting "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
 
 	"github.com/cmp-defaults/cmp-defaults/test/e2e/e2ekit"
+	"github.com/cmp-defaults/cmp-defaults/test/e2e/servers"
 )
 
 // Everything the suite writes lives under one temporary directory, removed
@@ -65,7 +62,7 @@ func run(m *testing.M) int {
 	os.Setenv("TMPDIR", tmpRoot)
 	os.Setenv("KUBECACHEDIR", filepath.Join(tmpRoot, "kubecache"))
 	gitopsio.TempDir = tmpRoot
-	quietLogs()
+	servers.QuietKlog()
 	return m.Run()
 }
 
@@ -87,65 +84,11 @@ func sharedCRDs() string {
 	return ""
 }
 
-// quietLogs keeps the API server's and etcd's logs out of the test output
-// (set E2E_LOGS=1 to see them).
-func quietLogs() {
-	if os.Getenv("E2E_LOGS") != "" {
-		return
-	}
-	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(fs)
-	_ = fs.Set("logtostderr", "false")
-	_ = fs.Set("alsologtostderr", "false")
-	_ = fs.Set("stderrthreshold", "FATAL")
-	klog.SetOutput(io.Discard)
-	klog.LogToStderr(false)
-}
-
 // server is one kube-apiserver on its own embedded etcd.
 type server struct {
 	cfg        *rest.Config // loopback admin config (system:masters)
 	host       string       // https://127.0.0.1:PORT
 	kubeconfig string       // contexts "admin" (current) and "viewer" (no RBAC grants)
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-func startEtcd(t *testing.T, dir string) string {
-	t.Helper()
-	cfg := embed.NewConfig()
-	cfg.Name = "e2e"
-	cfg.Dir = dir
-	cfg.LogLevel = "error"
-	if os.Getenv("E2E_LOGS") == "" {
-		cfg.LogOutputs = []string{filepath.Join(dir + ".log")}
-	}
-	cfg.UnsafeNoFsync = true
-	cu := url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(freePort(t))}
-	pu := url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(freePort(t))}
-	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{cu}, []url.URL{cu}
-	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{pu}, []url.URL{pu}
-	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
-	e, err := embed.StartEtcd(cfg)
-	if err != nil {
-		t.Fatalf("starting etcd: %v", err)
-	}
-	select {
-	case <-e.Server.ReadyNotify():
-	case <-time.After(60 * time.Second):
-		e.Close()
-		t.Fatal("etcd did not become ready in 60s")
-	}
-	t.Cleanup(e.Close)
-	return cu.String()
 }
 
 // startServer starts etcd and a kube-apiserver (RBAC authorization, static
@@ -158,7 +101,7 @@ func startServer(t *testing.T) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	etcdURL := startEtcd(t, filepath.Join(dir, "etcd"))
+	etcdURL := servers.StartEtcd(t, filepath.Join(dir, "etcd"))
 
 	tokens := filepath.Join(dir, "tokens.csv")
 	if err := os.WriteFile(tokens, []byte(adminToken+",e2e-admin,1,system:masters\n"+viewerToken+",e2e-viewer,2\n"+editorToken+",e2e-editor,3,system:masters\n"), 0o600); err != nil {

@@ -4,14 +4,10 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,6 +18,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/cmp-defaults/cmp-defaults/test/e2e/servers"
 )
 
 // The suite's mutating webhook, defaulting Gadgets the way operators'
@@ -103,7 +101,7 @@ type webhook struct {
 func startWebhook(t *testing.T) *webhook {
 	t.Helper()
 	c := servingCert(t)
-	cert, err := tls.LoadX509KeyPair(c.certFile, c.keyFile)
+	cert, err := tls.LoadX509KeyPair(c.CertFile, c.KeyFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,55 +109,18 @@ func startWebhook(t *testing.T) *webhook {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &webhook{url: "https://" + l.Addr().String() + "/mutate", caPEM: c.caPEM}
+	w := &webhook{url: "https://" + l.Addr().String() + "/mutate", caPEM: c.CAPEM}
 	srv := &http.Server{Handler: http.HandlerFunc(w.serve), TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.ServeTLS(l, "", "") }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return w
 }
 
-// certFiles is the serving certificate of every webhook the suite starts,
-// its own and the operators' (given to their processes as files).
-type certFiles struct {
-	certFile, keyFile string
-	caPEM             []byte // the certificate itself: it is its own CA
-}
-
-var (
-	certOnce sync.Once
-	theCert  certFiles
-	certErr  error
-)
-
-// servingCert makes the certificate once per run, with the Go
-// distribution's crypto/tls/generate_cert.go: self-signed for 127.0.0.1 and
-// its own CA, so that it is the CA bundle the API server is given.
-func servingCert(t *testing.T) certFiles {
+// servingCert is the serving certificate of every webhook the suite
+// starts, its own and the operators' (given to their processes as files).
+func servingCert(t *testing.T) servers.Cert {
 	t.Helper()
-	certOnce.Do(func() {
-		dir := filepath.Join(tmpRoot, "webhook-cert")
-		goroot, err := exec.Command("go", "env", "GOROOT").Output()
-		if err == nil {
-			err = os.MkdirAll(dir, 0o700)
-		}
-		if err != nil {
-			certErr = err
-			return
-		}
-		gen := exec.Command("go", "run", filepath.Join(strings.TrimSpace(string(goroot)), "src", "crypto", "tls", "generate_cert.go"),
-			"-host", "127.0.0.1", "-ca", "-ecdsa-curve", "P256", "-duration", "24h")
-		gen.Dir = dir
-		if out, err := gen.CombinedOutput(); err != nil {
-			certErr = fmt.Errorf("generate_cert.go: %v\n%s", err, out)
-			return
-		}
-		theCert = certFiles{certFile: filepath.Join(dir, "cert.pem"), keyFile: filepath.Join(dir, "key.pem")}
-		theCert.caPEM, certErr = os.ReadFile(theCert.certFile)
-	})
-	if certErr != nil {
-		t.Fatalf("making the webhooks' serving certificate: %v", certErr)
-	}
-	return theCert
+	return servers.ServingCert(t, filepath.Join(tmpRoot, "webhook-cert"), nil)
 }
 
 func (w *webhook) serve(rw http.ResponseWriter, r *http.Request) {

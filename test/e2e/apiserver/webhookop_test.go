@@ -172,15 +172,10 @@ func (op *webhookOperator) start(t *testing.T, flags []string) (*operatorWebhook
 		t.Fatalf("no CRDs at %v in %s", op.crds, w.Dir)
 	}
 	crds := readCRDs(t, crdFiles...)
-	if w.Conversion != "" {
+	for _, c := range crds {
 		// The CRDs name the operator's conversion webhook by its
 		// Service: this process serves it.
-		url := w.URL + w.Conversion
-		for _, c := range crds {
-			if cv := c.Spec.Conversion; cv != nil && cv.Strategy == apiextv1.WebhookConverter && cv.Webhook != nil {
-				cv.Webhook.ClientConfig = &apiextv1.WebhookClientConfig{URL: &url, CABundle: []byte(w.CAPEM)}
-			}
-		}
+		w.PointConversion(c)
 	}
 	a.installCRDs(t, crds)
 	a.registerOperatorWebhooks(t, w, op.manifest)

@@ -51,6 +51,8 @@ import (
 	kubeutil "github.com/argoproj/argo-cd/v3/util/kube"
 	"github.com/argoproj/argo-cd/v3/util/settings"
 	"github.com/argoproj/argo-cd/v3/util/tls"
+
+	"github.com/cmp-defaults/cmp-defaults/test/e2e/servers"
 )
 
 const (
@@ -146,7 +148,7 @@ func startArgoCD(t tb, s *kubeServer) *argoCD {
 		t.Fatal(err)
 	}
 	appCache := appstatecache.NewCache(cacheutil.NewCache(cacheutil.NewTwoLevelClient(redisCache, 10*time.Minute)), time.Hour)
-	metricsPort := freePort(t)
+	metricsPort := servers.FreePort(t)
 	a.metricsURL = fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)
 	ctrl, err := controller.NewApplicationController(
 		argoNS, settingsMgr, kube, ctrlApps,

@@ -3,14 +3,11 @@ package controller
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
-	"go.etcd.io/etcd/server/v3/embed"
 	corev1 "k8s.io/api/core/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -25,6 +22,8 @@ import (
 	"k8s.io/client-go/rest"
 	kubeapiservertesting "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
 	"k8s.io/kubernetes/test/utils/ktesting"
+
+	"github.com/cmp-defaults/cmp-defaults/test/e2e/servers"
 )
 
 const adminToken = "e2e-admin-token"
@@ -46,45 +45,6 @@ type kubeServer struct {
 	testCfg    *rest.Config
 }
 
-func freePort(t tb) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-func startEtcd(t tb, dir string) string {
-	t.Helper()
-	cfg := embed.NewConfig()
-	cfg.Name = "e2e"
-	cfg.Dir = dir
-	cfg.LogLevel = "error"
-	if os.Getenv("E2E_LOGS") == "" {
-		cfg.LogOutputs = []string{dir + ".log"}
-	}
-	cfg.UnsafeNoFsync = true
-	cu := url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(freePort(t))}
-	pu := url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(freePort(t))}
-	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{cu}, []url.URL{cu}
-	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{pu}, []url.URL{pu}
-	cfg.InitialCluster = cfg.InitialClusterFromName(cfg.Name)
-	e, err := embed.StartEtcd(cfg)
-	if err != nil {
-		t.Fatalf("starting etcd: %v", err)
-	}
-	select {
-	case <-e.Server.ReadyNotify():
-	case <-time.After(60 * time.Second):
-		e.Close()
-		t.Fatal("etcd did not become ready in 60s")
-	}
-	t.Cleanup(e.Close)
-	return cu.String()
-}
-
 // startKubeServer starts etcd and a kube-apiserver (RBAC, a static admin
 // token) and stops both when t ends.
 func startKubeServer(t tb, name string) *kubeServer {
@@ -93,7 +53,7 @@ func startKubeServer(t tb, name string) *kubeServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	etcdURL := startEtcd(t, filepath.Join(dir, "etcd"))
+	etcdURL := servers.StartEtcd(t, filepath.Join(dir, "etcd"))
 	tokens := filepath.Join(dir, "tokens.csv")
 	if err := os.WriteFile(tokens, []byte(adminToken+",e2e-admin,1,system:masters\n"), 0o600); err != nil {
 		t.Fatal(err)

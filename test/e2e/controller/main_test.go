@@ -12,9 +12,9 @@ import (
 	"time"
 
 	log "github.com/sirupsen/logrus"
-	"k8s.io/klog/v2"
 
 	"github.com/cmp-defaults/cmp-defaults/test/e2e/e2ekit"
+	"github.com/cmp-defaults/cmp-defaults/test/e2e/servers"
 )
 
 // The environment shared by every test, set up once by TestMain: one API
@@ -127,16 +127,9 @@ func hermeticEnv() error {
 // quietLogs keeps the logs of the API server, etcd and Argo CD out of the
 // test output (E2E_LOGS=1 shows them).
 func quietLogs() {
-	if os.Getenv("E2E_LOGS") != "" {
+	if !servers.QuietKlog() {
 		return
 	}
-	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(fs)
-	_ = fs.Set("logtostderr", "false")
-	_ = fs.Set("alsologtostderr", "false")
-	_ = fs.Set("stderrthreshold", "FATAL")
-	klog.SetOutput(io.Discard)
-	klog.LogToStderr(false)
 	log.SetOutput(io.Discard)
 	// Argo CD's exec tracing logs through loggers of its own.
 	os.Setenv("ARGOCD_LOG_LEVEL", "error")

@@ -87,8 +87,8 @@ func installCNPG(t *testing.T, s *kubeServer) {
 	if w.Version != "v1.30.0" {
 		t.Fatalf("webhook-cnpg serves %s@%s, the profile under test is v1.30.0", w.Module, w.Version)
 	}
-	w.installCRDs(t, s, filepath.Join("config", "crd", "bases", "*.yaml"))
-	w.register(t, s, filepath.Join("config", "webhook", "manifests.yaml"))
+	installOperatorCRDs(t, w, s, filepath.Join("config", "crd", "bases", "*.yaml"))
+	registerOperatorWebhooks(t, w, s, filepath.Join("config", "webhook", "manifests.yaml"))
 	s.ensureNamespace(t, "cnpg-probe")
 	waitAdmitted(t, s, schema.GroupVersionResource{Group: "postgresql.cnpg.io", Version: "v1", Resource: "clusters"}, &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "postgresql.cnpg.io/v1", "kind": "Cluster",
@@ -120,8 +120,8 @@ func installTekton(t *testing.T, s *kubeServer) {
 	if w.Version != "v1.15.0" {
 		t.Fatalf("webhook-tekton serves %s@%s, the profile under test is v1.15.0", w.Module, w.Version)
 	}
-	w.installCRDs(t, s, filepath.Join("config", "300-crds", "*.yaml"))
-	w.register(t, s, filepath.Join("config", "500-webhooks.yaml"))
+	installOperatorCRDs(t, w, s, filepath.Join("config", "300-crds", "*.yaml"))
+	registerOperatorWebhooks(t, w, s, filepath.Join("config", "500-webhooks.yaml"))
 	s.ensureNamespace(t, "tekton-probe")
 	waitAdmitted(t, s, schema.GroupVersionResource{Group: "tekton.dev", Version: "v1", Resource: "taskruns"}, &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "tekton.dev/v1", "kind": "TaskRun",
