@@ -11,9 +11,7 @@ import (
 	"time"
 
 	gitopsio "github.com/argoproj/argo-cd/gitops-engine/v3/pkg/utils/io"
-	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/client-go/rest"
-	kubeapiservertesting "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
 
 	"github.com/cmp-defaults/cmp-defaults/test/e2e/e2ekit"
 	"github.com/cmp-defaults/cmp-defaults/test/e2e/servers"
@@ -107,16 +105,7 @@ func startServer(t *testing.T) *server {
 	if err := os.WriteFile(tokens, []byte(adminToken+",e2e-admin,1,system:masters\n"+viewerToken+",e2e-viewer,2\n"+editorToken+",e2e-editor,3,system:masters\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	sc := storagebackend.NewDefaultConfig("/registry-e2e", nil)
-	sc.Transport.ServerList = []string{etcdURL}
-	ts, err := kubeapiservertesting.StartTestServer(t, kubeapiservertesting.NewDefaultTestServerOptions(), []string{
-		"--authorization-mode=RBAC",
-		"--token-auth-file=" + tokens,
-	}, sc)
-	if err != nil {
-		t.Fatalf("starting kube-apiserver: %v", err)
-	}
-	t.Cleanup(ts.TearDownFn)
+	ts := servers.StartKubeAPIServer(t, "e2e", etcdURL, tokens)
 
 	s := &server{cfg: rest.CopyConfig(ts.ClientConfig)}
 	s.host = "https://127.0.0.1:" + strconv.Itoa(ts.ServerOpts.SecureServing.BindPort)

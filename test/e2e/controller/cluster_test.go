@@ -16,11 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	kubeapiservertesting "k8s.io/kubernetes/cmd/kube-apiserver/app/testing"
 	"k8s.io/kubernetes/test/utils/ktesting"
 
 	"github.com/cmp-defaults/cmp-defaults/test/e2e/servers"
@@ -58,16 +56,7 @@ func startKubeServer(t tb, name string) *kubeServer {
 	if err := os.WriteFile(tokens, []byte(adminToken+",e2e-admin,1,system:masters\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	sc := storagebackend.NewDefaultConfig("/registry-"+name, nil)
-	sc.Transport.ServerList = []string{etcdURL}
-	ts, err := kubeapiservertesting.StartTestServer(t, kubeapiservertesting.NewDefaultTestServerOptions(), []string{
-		"--authorization-mode=RBAC",
-		"--token-auth-file=" + tokens,
-	}, sc)
-	if err != nil {
-		t.Fatalf("starting kube-apiserver: %v", err)
-	}
-	t.Cleanup(ts.TearDownFn)
+	ts := servers.StartKubeAPIServer(t, name, etcdURL, tokens)
 
 	s := &kubeServer{name: name, cfg: rest.CopyConfig(ts.ClientConfig)}
 	s.cfg.QPS, s.cfg.Burst = 200, 400
