@@ -2,7 +2,6 @@ package action
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -81,7 +80,7 @@ func (u *kindCheck) hint(st *operators.Store, res []*operators.Resolution, ob ma
 		return
 	}
 	for _, r := range res {
-		if r.Profile != nil && slices.ContainsFunc(r.Profile.Resources, func(rs operators.Resource) bool { return rs.Group == group && rs.Kind == kind }) {
+		if r.Profile != nil && r.Profile.HasKind(group, kind) {
 			return
 		}
 	}

@@ -133,11 +133,12 @@ func (p *Preview) run(ctx context.Context, env *Env) (*preview.Report, error) {
 		return nil, err
 	}
 	var cache flagEngine
+	admission := &admissionCache{st: st, seen: map[admissionKey]string{}}
 	for i := range sides {
 		s := &sides[i]
 		r := &Audit{Operators: p.Operators, Rendering: Rendering{RepoRoot: s.dir}, RepoURL: this, asArgoCD: true,
 			capabilities: func(refs []string) []string { return servedAPIVersions(st, refs) }}
-		if s.apps, err = p.side(ctx, env, st, r, &cache, s.dir, cm); err != nil {
+		if s.apps, err = p.side(ctx, env, admission, r, &cache, s.dir, cm); err != nil {
 			return nil, err
 		}
 	}
@@ -160,12 +161,11 @@ func (p *Preview) run(ctx context.Context, env *Env) (*preview.Report, error) {
 
 // side finds the Applications of one tree, follows apps of apps, and
 // renders each.
-func (p *Preview) side(ctx context.Context, env *Env, st *operators.Store, r *Audit, cache *flagEngine, dir string, cm []*argocd.Rule) (map[string]*preview.Side, error) {
+func (p *Preview) side(ctx context.Context, env *Env, admission *admissionCache, r *Audit, cache *flagEngine, dir string, cm []*argocd.Rule) (map[string]*preview.Side, error) {
 	found, err := p.discover(env, dir)
 	if err != nil {
 		return nil, err
 	}
-	unknown := map[string]string{} // unknownAdmission per kind and releases
 	apps := map[string]*preview.Side{}
 	type queued struct {
 		app    *argocd.App
@@ -231,7 +231,7 @@ func (p *Preview) side(ctx context.Context, env *Env, st *operators.Store, r *Au
 			continue
 		}
 		s.Operators = as.Operators
-		s.Objects = objectsOf(st, g, as, app, unknown)
+		s.Objects = objectsOf(admission, g, as, app)
 		for i, sr := range as.Sources {
 			// A ref source's files are for the others: nothing of its own to render.
 			if src := app.Sources[i]; sr.Reason != "" && (src.Ref == "" || src.Path != "" || src.Chart != "") {
@@ -258,12 +258,11 @@ func (p *Preview) side(ctx context.Context, env *Env, st *operators.Store, r *Au
 
 // objectsOf pairs the rendered targets of an Application with what the
 // preview needs: whether its source applies them filled (the plugin), and
-// why what admission adds is unknown (seen: the answers so far, by kind
-// and releases: each asks every operator's newest profile).
-func objectsOf(st *operators.Store, g audit.Group, as audit.AppSources, app *argocd.App, seen map[string]string) []preview.Object {
-	var rels []string
+// why what admission adds is unknown.
+func objectsOf(admission *admissionCache, g audit.Group, as audit.AppSources, app *argocd.App) []preview.Object {
+	var rels strings.Builder
 	for _, r := range g.Releases {
-		rels = append(rels, r.Operator+"@"+r.Requested)
+		rels.WriteString(r.Operator + "@" + r.Requested + " ")
 	}
 	var out []preview.Object
 	i := 0
@@ -271,19 +270,34 @@ func objectsOf(st *operators.Store, g audit.Group, as audit.AppSources, app *arg
 		for range sr.Objects {
 			t := g.Targets[i]
 			i++
-			o := preview.Object{Data: t.Object.Data, Filled: t.Filled, InGit: app.Sources[si].Plugin != nil,
-				Namespace: argocd.Namespace(t.Object.Data, app.Namespace)}
-			key := fmt.Sprint(t.Object.Data["apiVersion"], " ", t.Object.Data["kind"], " ", rels)
-			msg, ok := seen[key]
-			if !ok {
-				msg = unknownAdmission(st, g.Releases, t.Object.Data)
-				seen[key] = msg
-			}
-			o.Unknown = msg
-			out = append(out, o)
+			out = append(out, preview.Object{Data: t.Object.Data, Filled: t.Filled, InGit: app.Sources[si].Plugin != nil,
+				Namespace: argocd.Namespace(t.Object.Data, app.Namespace),
+				Unknown:   admission.unknown(g.Releases, rels.String(), t.Object.Data)})
 		}
 	}
 	return out
+}
+
+// admissionCache keeps unknownAdmission's answers for one run, by
+// apiVersion, kind and the releases asked (both revisions ask the same
+// questions; each answer reads every operator's newest profile).
+type admissionCache struct {
+	st   *operators.Store
+	seen map[admissionKey]string
+}
+
+type admissionKey struct{ apiVersion, kind, releases string }
+
+func (c *admissionCache) unknown(res []*operators.Resolution, releases string, obj map[string]any) string {
+	av, _ := obj["apiVersion"].(string)
+	k, _ := obj["kind"].(string)
+	key := admissionKey{av, k, releases}
+	msg, ok := c.seen[key]
+	if !ok {
+		msg = unknownAdmission(c.st, res, obj)
+		c.seen[key] = msg
+	}
+	return msg
 }
 
 // unknownAdmission says why what admission adds to obj is not known: the

@@ -103,12 +103,15 @@ func (p *Profile) versionsOf(group, kind string) []string {
 	return out
 }
 
+// HasKind says whether the profile has kind of group, in any version.
+func (p *Profile) HasKind(group, kind string) bool {
+	return slices.ContainsFunc(p.Resources, func(rs Resource) bool { return rs.Group == group && rs.Kind == kind })
+}
+
 // CoveringKind lists the operators whose newest profile has kind of group:
 // for an object of that kind when none of them is selected.
 func (s *Store) CoveringKind(group, kind string) []string {
-	return s.covering(func(p *Profile) bool {
-		return slices.ContainsFunc(p.Resources, func(rs Resource) bool { return rs.Group == group && rs.Kind == kind })
-	})
+	return s.covering(func(p *Profile) bool { return p.HasKind(group, kind) })
 }
 
 func (s *Store) covering(has func(*Profile) bool) []string {
