@@ -4,13 +4,11 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
-	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/cmp-defaults/cmp-defaults/test/e2e/servers"
 )
@@ -55,23 +53,10 @@ func (a *argo) registerOperatorWebhooks(t *testing.T, w *operatorWebhook, manife
 	return out
 }
 
-// waitAdmitted dry-run creates probe until admission changes it as mutated
-// says (the API server calls a new webhook within seconds).
+// waitAdmitted waits until the webhook mutates probe as mutated says.
 func (a *argo) waitAdmitted(t *testing.T, probe *unstructured.Unstructured, mutated func(*unstructured.Unstructured) bool) {
 	t.Helper()
-	m := a.mapping(t, probe)
-	var last error
-	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		out, err := a.dyn.Resource(m.Resource).Namespace(probe.GetNamespace()).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		if err != nil {
-			last = err
-			return false, nil
-		}
-		return mutated(out), nil
-	})
-	if err != nil {
-		t.Fatalf("the webhook did not mutate %s within a minute: %v (last error: %v)", probe.GetKind(), err, last)
-	}
+	servers.WaitAdmitted(t, a.dyn, a.mapping(t, probe).Resource, probe, mutated)
 }
 
 // accepted keeps the objects the API server accepts from a server-side

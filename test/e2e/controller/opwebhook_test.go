@@ -5,14 +5,10 @@ package controller
 import (
 	"context"
 	"path/filepath"
-	"time"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/cmp-defaults/cmp-defaults/test/e2e/servers"
 )
@@ -78,23 +74,5 @@ func registerOperatorWebhooks(t tb, w *operatorWebhook, s *kubeServer, manifest 
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = api.Delete(context.Background(), cfg.Name, metav1.DeleteOptions{}) })
-	}
-}
-
-// waitAdmitted dry-run creates probe until admission changes it as mutated
-// says (the API server calls a new webhook within seconds).
-func waitAdmitted(t tb, s *kubeServer, gvr schema.GroupVersionResource, probe *unstructured.Unstructured, mutated func(*unstructured.Unstructured) bool) {
-	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		out, err := s.dyn.Resource(gvr).Namespace(probe.GetNamespace()).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		if err != nil {
-			last = err
-			return false, nil
-		}
-		return mutated(out), nil
-	})
-	if err != nil {
-		t.Fatalf("the webhook did not mutate %s within a minute: %v (last error: %v)", probe.GetKind(), err, last)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/cmp-defaults/cmp-defaults/test/e2e/servers"
 )
 
 // webhookOperator is an operator whose admission defaults come from a
@@ -90,7 +92,7 @@ func installCNPG(t *testing.T, s *kubeServer) {
 	installOperatorCRDs(t, w, s, filepath.Join("config", "crd", "bases", "*.yaml"))
 	registerOperatorWebhooks(t, w, s, filepath.Join("config", "webhook", "manifests.yaml"))
 	s.ensureNamespace(t, "cnpg-probe")
-	waitAdmitted(t, s, schema.GroupVersionResource{Group: "postgresql.cnpg.io", Version: "v1", Resource: "clusters"}, &unstructured.Unstructured{Object: map[string]any{
+	servers.WaitAdmitted(t, s.dyn, schema.GroupVersionResource{Group: "postgresql.cnpg.io", Version: "v1", Resource: "clusters"}, &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "postgresql.cnpg.io/v1", "kind": "Cluster",
 		"metadata": map[string]any{"name": "probe", "namespace": "cnpg-probe"},
 		"spec":     map[string]any{"instances": int64(1), "storage": map[string]any{"size": "1Gi"}},
@@ -123,7 +125,7 @@ func installTekton(t *testing.T, s *kubeServer) {
 	installOperatorCRDs(t, w, s, filepath.Join("config", "300-crds", "*.yaml"))
 	registerOperatorWebhooks(t, w, s, filepath.Join("config", "500-webhooks.yaml"))
 	s.ensureNamespace(t, "tekton-probe")
-	waitAdmitted(t, s, schema.GroupVersionResource{Group: "tekton.dev", Version: "v1", Resource: "taskruns"}, &unstructured.Unstructured{Object: map[string]any{
+	servers.WaitAdmitted(t, s.dyn, schema.GroupVersionResource{Group: "tekton.dev", Version: "v1", Resource: "taskruns"}, &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "tekton.dev/v1", "kind": "TaskRun",
 		"metadata": map[string]any{"name": "probe", "namespace": "tekton-probe"},
 		"spec":     map[string]any{"taskRef": map[string]any{"name": "build"}},

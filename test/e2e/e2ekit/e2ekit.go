@@ -85,11 +85,10 @@ func Build(cmd *exec.Cmd) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer lock.Close()
+	defer lock.Close() // closing releases the lock
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
 		return nil, fmt.Errorf("locking %s: %w", cache, err)
 	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) //nolint:errcheck // released on close too
 	return cmd.CombinedOutput()
 }
 

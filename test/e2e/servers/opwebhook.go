@@ -3,6 +3,7 @@ package servers
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,8 +16,12 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/cmp-defaults/cmp-defaults/test/e2e/e2ekit"
 )
@@ -241,4 +246,23 @@ func ServingCert(t TB, dir string, goEnv []string) Cert {
 		t.Fatalf("making the webhooks' serving certificate: %v", certErr)
 	}
 	return theCert
+}
+
+// WaitAdmitted dry-run creates probe (a gvr) until admission changes it as
+// mutated says: the API server calls a newly registered webhook within
+// seconds.
+func WaitAdmitted(t TB, dyn dynamic.Interface, gvr schema.GroupVersionResource, probe *unstructured.Unstructured, mutated func(*unstructured.Unstructured) bool) {
+	t.Helper()
+	var last error
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		out, err := dyn.Resource(gvr).Namespace(probe.GetNamespace()).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err != nil {
+			last = err
+			return false, nil
+		}
+		return mutated(out), nil
+	})
+	if err != nil {
+		t.Fatalf("the webhook did not mutate %s within a minute: %v (last error: %v)", probe.GetKind(), err, last)
+	}
 }
