@@ -164,10 +164,8 @@ func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int
 		res = &action.Result{}
 	}
 	io.WriteString(stderr, quote.Text(res.Notes))
-	if err == nil {
-		if res.Report != nil {
-			err = report.Write(out, res.Report, c.format)
-		}
+	if err == nil && res.Report != nil {
+		err = report.Write(out, res.Report, c.format)
 	}
 	if err != nil {
 		var hint usageHint

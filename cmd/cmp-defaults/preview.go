@@ -39,6 +39,8 @@ immutable fields, hooks, prunes. Secrets' values never appear. docs/preview.md h
 	f.IntVar(&o.MaxCommentBytes, "max-comment-bytes", preview.DefaultMaxCommentBytes, "largest part of the Markdown report")
 	f.StringVar(&o.OutputDir, "output-dir", "", "write report.json, comment-N.md and the manifests of both sides to DIR")
 	f.StringVar(&o.AppSetGenerator, "appset-generator", "", "the program that generates ApplicationSets (default: cmp-defaults-appset beside this binary, else on PATH)")
+	f.StringVar(&o.KubeVersion, "kube-version", "", "the clusters' Kubernetes version for Helm's .Capabilities.KubeVersion, as Argo CD passes it (default: Helm's)")
+	f.StringSliceVar(&o.APIVersions, "api-versions", nil, "more .Capabilities.APIVersions than the selected releases' kinds, group/version or group/version/Kind")
 	f.StringVar(&o.Clusters, "clusters", "", "YAML file of Argo CD cluster Secrets for ApplicationSets' Clusters generator (default: the in-cluster cluster)")
 	return cmd
 }

@@ -143,6 +143,9 @@ func (a *Audit) resolve(root, this string, src *argocd.Source, refs map[string]*
 	if a.capabilities != nil && len(h.APIVersions) == 0 {
 		h.APIVersions = a.capabilities(a.refs())
 	}
+	if h.KubeVersion == "" {
+		h.KubeVersion = a.kubeVersion
+	}
 	h.ValuesFiles = slices.Clone(h.ValuesFiles)
 	for i, f := range h.ValuesFiles {
 		name, rest, ok := strings.Cut(strings.TrimPrefix(f, "$"), "/")

@@ -91,7 +91,24 @@ func kustomizeOverlay(root, dir string, src *argocd.Source) (string, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return "", err
 	}
-	return out, os.WriteFile(filepath.Join(out, "kustomization.yaml"), y, 0o644)
+	// Renamed into place: two Applications with the same source and
+	// settings render at once, and neither may read a half-written file.
+	f, err := os.CreateTemp(out, ".kustomization-*")
+	if err != nil {
+		return "", err
+	}
+	_, werr := f.Write(y)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), filepath.Join(out, "kustomization.yaml"))
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("writing the kustomization of %s.kustomize: %w", src.Field, werr)
+	}
+	return out, nil
 }
 
 // kustomizeImage reads an image override as 'kustomize edit set image'

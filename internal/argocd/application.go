@@ -119,8 +119,16 @@ type Source struct {
 	Parameters  []HelmParameter
 	// SkipSchemaValidation is spec.source.helm.skipSchemaValidation.
 	SkipSchemaValidation bool
-	Include              string
-	Exclude              string
+	// The rest of spec.source.helm that changes what helm renders.
+	FileParameters          []HelmFileParameter
+	IgnoreMissingValueFiles bool
+	SkipCRDs                bool
+	SkipTests               bool
+	HelmNamespace           string   // helm.namespace: the release namespace instead of the destination's
+	KubeVersion             string   // helm.kubeVersion: instead of the cluster's
+	APIVersions             []string // helm.apiVersions: instead of the cluster's
+	Include                 string
+	Exclude                 string
 	// KustomizeSpec is spec.source.kustomize as written.
 	KustomizeSpec map[string]any
 	// Kustomize lists the spec.source.kustomize settings given, which
@@ -131,6 +139,12 @@ type Source struct {
 	Plugin *Plugin
 	// OtherPlugin names another config management plugin.
 	OtherPlugin string
+}
+
+// HelmFileParameter is spec.source.helm.fileParameters[]: helm --set-file.
+type HelmFileParameter struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
 }
 
 // HelmParameter is spec.source.helm.parameters[].
@@ -267,6 +281,13 @@ func (a *App) addSource(src map[string]any, where, field string) error {
 		}
 		_ = convert(h["parameters"], &s.Parameters)
 		s.SkipSchemaValidation, _ = h["skipSchemaValidation"].(bool)
+		_ = convert(h["fileParameters"], &s.FileParameters)
+		s.IgnoreMissingValueFiles, _ = h["ignoreMissingValueFiles"].(bool)
+		s.SkipCRDs, _ = h["skipCrds"].(bool)
+		s.SkipTests, _ = h["skipTests"].(bool)
+		s.HelmNamespace, _ = h["namespace"].(string)
+		s.KubeVersion, _ = h["kubeVersion"].(string)
+		_ = convert(h["apiVersions"], &s.APIVersions)
 	}
 	if d, _ := src["directory"].(map[string]any); d != nil {
 		s.Include, _ = d["include"].(string)

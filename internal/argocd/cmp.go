@@ -23,7 +23,12 @@ func Settings(src *Source) (h settings.Helm, d settings.Directory) {
 	h.ValuesFiles = src.ValueFiles
 	h.Values = src.Values
 	h.Namespace = src.Namespace
+	if src.HelmNamespace != "" {
+		h.Namespace = src.HelmNamespace
+	}
 	h.SkipSchemaValidation = src.SkipSchemaValidation
+	h.SkipCRDs, h.SkipTests, h.IgnoreMissingValueFiles = src.SkipCRDs, src.SkipTests, src.IgnoreMissingValueFiles
+	h.KubeVersion, h.APIVersions = src.KubeVersion, slices.Clone(src.APIVersions)
 	switch {
 	case src.ReleaseName != "":
 		h.ReleaseName = src.ReleaseName
@@ -36,6 +41,9 @@ func Settings(src *Source) (h settings.Helm, d settings.Directory) {
 		} else {
 			h.Set = append(h.Set, p.Name+"="+p.Value)
 		}
+	}
+	for _, p := range src.FileParameters {
+		h.SetFile = append(h.SetFile, p.Name+"="+p.Path)
 	}
 	return h, d
 }

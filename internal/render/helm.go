@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -120,7 +122,7 @@ func helmTemplate(ctx context.Context, opt Options) ([]manifest.Object, error) {
 func (opt Options) helmObjects(ch *chart.Chart, chartDir string, files map[string]string, manifests []releaseutil.Manifest, hooks []*release.Hook) ([]manifest.Object, error) {
 	var out []manifest.Object
 	for _, crd := range ch.CRDObjects() {
-		if opt.skip.crds {
+		if opt.skip.crds || opt.SkipCRDs {
 			break
 		}
 		objs, err := opt.decode(filepath.ToSlash(crd.Filename), crd.File.Data)
@@ -139,7 +141,7 @@ func (opt Options) helmObjects(ch *chart.Chart, chartDir string, files map[strin
 		out = append(out, objs...)
 	}
 	for _, h := range hooks {
-		if opt.skip.hooks || opt.skip.tests && slices.ContainsFunc(h.Events, func(e release.HookEvent) bool { return e == release.HookTest }) {
+		if opt.skip.hooks || (opt.skip.tests || opt.SkipTests) && slices.ContainsFunc(h.Events, func(e release.HookEvent) bool { return e == release.HookTest }) {
 			continue
 		}
 		objs, err := docs.decode(h.Path, h.Manifest)
@@ -197,6 +199,12 @@ func shorten(msg string) string {
 	return fmt.Sprintf("%s ... [%d bytes left out] ... %s", msg[:half], len(msg)-2*half, msg[len(msg)-half:])
 }
 
+// CheckKubeVersion refuses a kube version .Capabilities cannot hold.
+func CheckKubeVersion(v string) error {
+	_, err := capabilities(v, nil)
+	return err
+}
+
 // capabilities builds .Capabilities like `helm template --kube-version
 // --api-versions` does.
 func capabilities(kubeVersion string, apiVersions []string) (*common.Capabilities, error) {
@@ -219,6 +227,9 @@ func capabilities(kubeVersion string, apiVersions []string) (*common.Capabilitie
 func mergeValues(opt Options) (map[string]any, error) {
 	base := map[string]any{}
 	for _, f := range opt.ValuesFiles {
+		if opt.IgnoreMissingValueFiles && missingInRepo(opt, f) {
+			continue
+		}
 		data, err := readValuesFile(opt, f, "values file ")
 		if err != nil {
 			return nil, err
@@ -292,6 +303,18 @@ func readValuesFile(opt Options, f, what string) ([]byte, error) {
 		return nil, fmt.Errorf("%s%q: %w", what, f, err)
 	}
 	return data, nil
+}
+
+// missingInRepo says whether the values file f names a path inside the
+// repository where nothing is: what Argo CD's ignoreMissingValueFiles
+// leaves out.
+func missingInRepo(opt Options, f string) bool {
+	if f == "" || strings.Contains(f, "://") || filepath.IsAbs(f) {
+		return false
+	}
+	p := filepath.Join(opt.Dir, filepath.FromSlash(f))
+	_, err := os.Lstat(p)
+	return within(opt.RepoRoot, p) && errors.Is(err, fs.ErrNotExist)
 }
 
 // valuesFilePath resolves a values file given relative to the chart and
