@@ -51,6 +51,10 @@ type Preview struct {
 	APIVersions []string
 
 	appSetProg string // AppSetGenerator as found; "": none
+	// rendered keeps each Application rendered by its inputsKey: the
+	// head revision renders only what the base did not.
+	rendered map[string]rendered
+	reused   int // Applications not rendered again
 }
 
 // DefaultPreviewTimeout bounds a whole preview: every Application at both
@@ -144,6 +148,7 @@ func (p *Preview) run(ctx context.Context, env *Env) (*preview.Report, error) {
 		return nil, err
 	}
 	var cache flagEngine
+	p.rendered = map[string]rendered{}
 	admission := &admissionCache{st: st, seen: map[admissionKey]string{}}
 	for i := range sides {
 		s := &sides[i]
@@ -277,10 +282,12 @@ type queued struct {
 
 // rendered is what rendering one queued Application made.
 type rendered struct {
-	app *argocd.App // with its .argocd-source overrides
-	g   audit.Group
-	as  audit.AppSources
-	err error
+	app    *argocd.App // with its .argocd-source overrides
+	key    string      // inputsKey: "" when it has none
+	reused bool
+	g      audit.Group // read-only: a revision with the same key shares it
+	as     audit.AppSources
+	err    error
 }
 
 // renderLevel renders the Applications of level (not its ApplicationSets)
@@ -309,15 +316,26 @@ func (p *Preview) renderLevel(ctx context.Context, env *Env, r *Audit, cache *fl
 			slots <- struct{}{}
 			defer func() { <-slots }()
 			o := &out[i]
-			if o.app, o.err = withOverrides(envs[i], dir, q.app); o.err == nil {
-				o.g, o.as, o.err = r.renderApp(ctx, envs[i], cache, dir, r.RepoURL, o.app)
+			if o.app, o.err = withOverrides(envs[i], dir, q.app); o.err != nil {
+				return
 			}
+			o.key, _ = r.inputsKey(envs[i], dir, o.app)
+			if done, ok := p.rendered[o.key]; ok && o.key != "" {
+				o.g, o.as, o.reused = done.g, done.as, true
+				return
+			}
+			o.g, o.as, o.err = r.renderApp(ctx, envs[i], cache, dir, r.RepoURL, o.app)
 		}()
 	}
 	wg.Wait()
-	for _, e := range envs {
+	for i, e := range envs {
 		if e != nil {
 			env.Warnings.MergeNew(&e.Warnings)
+		}
+		if o := out[i]; o.reused {
+			p.reused++
+		} else if o.key != "" && o.err == nil {
+			p.rendered[o.key] = o
 		}
 	}
 	return out, nil

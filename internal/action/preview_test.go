@@ -94,6 +94,11 @@ func TestPreview(t *testing.T) {
 	if !res.Found {
 		t.Error("a preview with changes is not Found (exit 3)")
 	}
+	// Rendered once for both revisions: team, whose Application and files
+	// are the same at both (the others changed, or are Kustomize sources).
+	if p.reused != 1 {
+		t.Errorf("%d Applications rendered once for both revisions, want 1 (team)", p.reused)
+	}
 	type want struct {
 		change, sync, parent string
 		resources            []string // kind name: change [flags]
