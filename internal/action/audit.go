@@ -40,6 +40,9 @@ type Audit struct {
 	// kubeVersion, when set, is the cluster's version for Helm's
 	// .Capabilities.KubeVersion (Argo CD's KUBE_VERSION).
 	kubeVersion string
+	// revision is the commit rendered, for Argo CD's $ARGOCD_APP_REVISION
+	// ("" when not known).
+	revision string
 }
 
 func (a *Audit) Run(ctx context.Context, env *Env) (*Result, error) {

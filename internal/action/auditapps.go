@@ -108,7 +108,7 @@ func (a *Audit) renderApp(ctx context.Context, env *Env, cache *flagEngine, root
 			continue
 		}
 		if a.asArgoCD && len(src.Kustomize) > 0 {
-			if dir, err = kustomizeOverlay(root, dir, src); err != nil {
+			if dir, err = kustomizeOverlay(root, dir, src, src.BuildEnv(a.revision)); err != nil {
 				return g, as, err
 			}
 		} else if len(src.Kustomize) > 0 {
@@ -139,7 +139,7 @@ func (a *Audit) resolve(root, this string, src *argocd.Source, refs map[string]*
 	if dir, why, err = a.sourceDir(root, src); dir == "" || err != nil {
 		return "", h, d, why, err
 	}
-	h, d = argocd.Settings(src)
+	h, d = argocd.Settings(src, a.revision)
 	if a.capabilities != nil && len(h.APIVersions) == 0 {
 		h.APIVersions = a.capabilities(a.refs())
 	}

@@ -25,7 +25,7 @@ const overlays = ".cmp-defaults-kustomize"
 // source's (names, namespace, images, labels, annotations, replicas,
 // patches, components), and returns its directory; a source that is not a
 // kustomization is returned as it is. Settings it cannot apply are errors.
-func kustomizeOverlay(root, dir string, src *argocd.Source) (string, error) {
+func kustomizeOverlay(root, dir string, src *argocd.Source, env map[string]string) (string, error) {
 	if kind, err := render.Detect(dir); err != nil || kind != render.KindKustomize {
 		return dir, err
 	}
@@ -61,7 +61,7 @@ func kustomizeOverlay(root, dir string, src *argocd.Source) (string, error) {
 		Resources: []string{filepath.ToSlash(base)}, NamePrefix: spec.NamePrefix, NameSuffix: spec.NameSuffix,
 		Namespace: spec.Namespace, Replicas: spec.Replicas, Patches: spec.Patches}
 	for _, img := range spec.Images {
-		k.Images = append(k.Images, kustomizeImage(img))
+		k.Images = append(k.Images, kustomizeImage(argocd.Envsubst(img, env)))
 	}
 	if len(spec.CommonLabels) > 0 {
 		k.Labels = append(k.Labels, types.Label{Pairs: spec.CommonLabels, IncludeSelectors: !spec.LabelWithoutSelector,

@@ -153,7 +153,7 @@ func (p *Preview) run(ctx context.Context, env *Env) (*preview.Report, error) {
 	for i := range sides {
 		s := &sides[i]
 		r := &Audit{Operators: p.Operators, Rendering: Rendering{RepoRoot: s.dir}, RepoURL: this, asArgoCD: true,
-			kubeVersion: p.KubeVersion, capabilities: func(refs []string) []string {
+			kubeVersion: p.KubeVersion, revision: s.rev.Commit, capabilities: func(refs []string) []string {
 				return append(servedAPIVersions(st, refs), p.APIVersions...)
 			}}
 		if s.apps, err = p.side(ctx, env, admission, r, &cache, s.dir, cm); err != nil {

@@ -197,11 +197,12 @@ func TestPreview(t *testing.T) {
 			t.Errorf("head/%s lacks %q", fw[0], fw[1])
 		}
 	}
-	// tools: its file parameter's text, values-prod.yaml without the missing
+	// tools: its parameter with $ARGOCD_APP_*, its file parameter's text, values-prod.yaml without the missing
 	// values file, its own release namespace and kube version; no CRDs, no
 	// test hooks.
 	tools := string(files[filepath.Join(out, "head", "argocd_tools.yaml")])
-	for _, want := range []string{"namespace: tools-system", "config: |\n    retries = 5", "level: warn", "kube: v1.33.0"} {
+	build := "build: " + rep.Head.Commit[:7] + "-tools-$HOME-" // Argo CD's build environment substituted
+	for _, want := range []string{"namespace: tools-system", "config: |\n    retries = 5", "level: warn", "kube: v1.33.0", build} {
 		if !strings.Contains(tools, want) {
 			t.Errorf("head/argocd_tools.yaml lacks %q:\n%s", want, tools)
 		}

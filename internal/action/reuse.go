@@ -57,6 +57,10 @@ func (a *Audit) inputsKey(env *Env, root string, app *argocd.App) (key string, o
 			}
 			hs = cfg.Helm
 		}
+		// The settings as resolved: the revision substituted in parameters.
+		if b, err := json.Marshal(hs); err == nil {
+			h.Write(b)
+		}
 		kind, err := render.Detect(dir)
 		if err != nil || kind == render.KindKustomize {
 			return "", false

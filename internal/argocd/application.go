@@ -98,6 +98,7 @@ type Found struct {
 type App struct {
 	Origin    Origin // Field is its spec: spec, or spec.template.spec
 	Namespace string // destination namespace
+	Project   string // spec.project
 	Sources   []Source
 	// Object is the Application or ApplicationSet as written.
 	Object map[string]any
@@ -105,18 +106,21 @@ type App struct {
 
 // Source is the part of an Application's source that rendering needs.
 type Source struct {
-	Where       string // file, document and the Application or ApplicationSet, for messages
-	Field       string // where the source is in it: spec.source, spec.sources[1], spec.template.spec.source
-	App         string
-	Namespace   string // destination namespace
-	RepoURL     string
-	Path        string
-	Chart       string // a chart of a Helm repository: a remote source
-	Ref         string // a multi-source app's name for this source's files ($ref/...)
-	ReleaseName string
-	ValueFiles  []string
-	Values      string
-	Parameters  []HelmParameter
+	Where     string // file, document and the Application or ApplicationSet, for messages
+	Field     string // where the source is in it: spec.source, spec.sources[1], spec.template.spec.source
+	App       string
+	Namespace string // destination namespace
+	Project   string // the Application's spec.project
+	RepoURL   string
+	// TargetRevision is the source's targetRevision.
+	TargetRevision string
+	Path           string
+	Chart          string // a chart of a Helm repository: a remote source
+	Ref            string // a multi-source app's name for this source's files ($ref/...)
+	ReleaseName    string
+	ValueFiles     []string
+	Values         string
+	Parameters     []HelmParameter
 	// SkipSchemaValidation is spec.source.helm.skipSchemaValidation.
 	SkipSchemaValidation bool
 	// The rest of spec.source.helm that changes what helm renders.
@@ -213,7 +217,8 @@ func (f *Found) addApp(o manifest.Object, spec map[string]any, field string, isS
 	if templated(destNS) {
 		destNS = ""
 	}
-	app := &App{Origin: origin, Namespace: destNS, Object: o.Data}
+	project, _ := spec["project"].(string)
+	app := &App{Origin: origin, Namespace: destNS, Project: project, Object: o.Data}
 	app.Origin.Field = field
 	f.Applications = append(f.Applications, app)
 	if err := app.addSources(spec, fmt.Sprintf("%s: %s %s", o.Where(), origin.Kind, origin.Name), field); err != nil {
@@ -261,8 +266,9 @@ func (a *App) addSources(spec map[string]any, where, field string) error {
 }
 
 func (a *App) addSource(src map[string]any, where, field string) error {
-	s := Source{App: a.Origin.Name, Namespace: a.Namespace, Where: where, Field: field}
+	s := Source{App: a.Origin.Name, Namespace: a.Namespace, Project: a.Project, Where: where, Field: field}
 	s.RepoURL, _ = src["repoURL"].(string)
+	s.TargetRevision, _ = src["targetRevision"].(string)
 	s.Path, _ = src["path"].(string)
 	s.Chart, _ = src["chart"].(string)
 	s.Ref, _ = src["ref"].(string)
