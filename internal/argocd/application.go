@@ -105,18 +105,21 @@ type App struct {
 
 // Source is the part of an Application's source that rendering needs.
 type Source struct {
-	Where       string // file, document and the Application or ApplicationSet, for messages
-	Field       string // where the source is in it: spec.source, spec.sources[1], spec.template.spec.source
-	App         string
-	Namespace   string // destination namespace
-	RepoURL     string
-	Path        string
-	Chart       string // a chart of a Helm repository: a remote source
-	Ref         string // a multi-source app's name for this source's files ($ref/...)
-	ReleaseName string
-	ValueFiles  []string
-	Values      string
-	Parameters  []HelmParameter
+	Where     string // file, document and the Application or ApplicationSet, for messages
+	Field     string // where the source is in it: spec.source, spec.sources[1], spec.template.spec.source
+	App       string
+	Namespace string // destination namespace
+	RepoURL   string
+	Path      string
+	Chart     string // a chart of a Helm repository: a remote source
+	// TargetRevision is the chart's version (or a semver constraint) for a
+	// chart source.
+	TargetRevision string
+	Ref            string // a multi-source app's name for this source's files ($ref/...)
+	ReleaseName    string
+	ValueFiles     []string
+	Values         string
+	Parameters     []HelmParameter
 	// SkipSchemaValidation is spec.source.helm.skipSchemaValidation.
 	SkipSchemaValidation bool
 	Include              string
@@ -251,6 +254,7 @@ func (a *App) addSource(src map[string]any, where, field string) error {
 	s.RepoURL, _ = src["repoURL"].(string)
 	s.Path, _ = src["path"].(string)
 	s.Chart, _ = src["chart"].(string)
+	s.TargetRevision, _ = src["targetRevision"].(string)
 	s.Ref, _ = src["ref"].(string)
 	if h, _ := src["helm"].(map[string]any); h != nil {
 		s.ReleaseName, _ = h["releaseName"].(string)
