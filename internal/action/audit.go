@@ -37,6 +37,9 @@ type Audit struct {
 	// capabilities, when set, gives a Helm source that sets none the API
 	// versions the releases refs serve, as Argo CD gives it the cluster's.
 	capabilities func(refs []string) []string
+	// charts, when set, downloads the charts of Helm repositories
+	// (preview --allow-remote-charts); nil: they are not rendered.
+	charts *remoteCharts
 }
 
 func (a *Audit) Run(ctx context.Context, env *Env) (*Result, error) {
