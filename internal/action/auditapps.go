@@ -186,9 +186,9 @@ func (a *Audit) resolve(root, this string, src *argocd.Source, refs map[string]*
 func (a *Audit) elsewhere(src *argocd.Source, this string) string {
 	switch {
 	case src.Chart != "" && a.asArgoCD:
-		return fmt.Sprintf("chart %s of the Helm repository %s, not in this repository: preview downloads it with --allow-remote-charts (public repositories only), or render it yourself (helm template)", src.Chart, src.RepoURL)
+		return fmt.Sprintf("chart %s of %s, not in this repository: preview downloads it with --allow-remote-charts (public ones only), or render it yourself (helm template)", src.Chart, chartHome(src.RepoURL))
 	case src.Chart != "":
-		return fmt.Sprintf("chart %s of the Helm repository %s, not in this repository: render it yourself (helm template) and audit the output with --manifests", src.Chart, src.RepoURL)
+		return fmt.Sprintf("chart %s of %s, not in this repository: render it yourself (helm template) and audit the output with --manifests", src.Chart, chartHome(src.RepoURL))
 	case src.OtherPlugin != "":
 		return fmt.Sprintf("it uses the plugin %s, which audit does not run: render it yourself and audit the output with --manifests", src.OtherPlugin)
 	case this != "" && src.RepoURL != "" && !strings.Contains(src.RepoURL, "{{") && !argocd.SameRepo(src.RepoURL, this):

@@ -31,11 +31,11 @@ const (
 	maxRedirects    = 5
 )
 
-// remoteCharts downloads the charts of Helm repositories for preview
-// --allow-remote-charts: each repository's index once per run, each
-// archive once per cache directory, without credentials.
+// remoteCharts downloads the charts of Helm repositories and OCI
+// registries for preview --allow-remote-charts: each repository's index
+// once per run, each archive once per cache directory, without credentials.
 type remoteCharts struct {
-	cache  string // archives, by repoURL, chart and version
+	cache  string // archives, by repoURL, chart and version (or tag)
 	work   string // this run's indexes and extracted charts
 	client *http.Client
 	index  map[string]indexResult // by repoURL
@@ -48,8 +48,8 @@ type indexResult struct {
 }
 
 type chartResult struct {
-	dir, version string
-	err          error
+	dir string
+	err error
 }
 
 // newRemoteCharts keeps archives in cache and works in work. Proxies are
@@ -75,56 +75,92 @@ func newRemoteCharts(cache, work string, getenv func(string) string) *remoteChar
 	return &remoteCharts{cache: cache, work: work, client: client, index: map[string]indexResult{}, charts: map[string]chartResult{}}
 }
 
-// unsupported says why the chart of src is not downloaded: an OCI
-// registry (a repoURL without a scheme, or oci://), or another scheme.
+// unsupported says why the chart of src is not downloaded: a repoURL
+// that is neither a Helm repository (http:// or https://) nor an OCI
+// registry (no scheme, or oci://).
 func unsupported(src *argocd.Source) string {
-	u, err := url.Parse(src.RepoURL)
-	switch {
-	case !strings.Contains(src.RepoURL, "://") || strings.HasPrefix(src.RepoURL, "oci://"):
-		return fmt.Sprintf("chart %s of the OCI registry %s is not downloaded: --allow-remote-charts fetches charts of Helm repositories (http:// or https:// with an index.yaml) only; render it yourself (helm template) and audit the output with --manifests", src.Chart, src.RepoURL)
-	case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
-		return fmt.Sprintf("chart %s: repoURL %s is not a Helm repository URL (http:// or https://), so it is not downloaded", src.Chart, src.RepoURL)
+	if isOCI(src.RepoURL) {
+		return ""
+	}
+	if u, err := url.Parse(src.RepoURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Sprintf("chart %s: repoURL %s is neither a Helm repository (http:// or https://) nor an OCI registry (without a scheme, or oci://), so it is not downloaded", src.Chart, src.RepoURL)
 	}
 	return ""
+}
+
+// chartHome names where a chart source's repoURL points, as Argo CD reads it.
+func chartHome(repoURL string) string {
+	if isOCI(repoURL) {
+		return "the OCI registry " + repoURL
+	}
+	return "the Helm repository " + repoURL
+}
+
+// isOCI says whether repoURL names an OCI registry, as Argo CD reads it.
+func isOCI(repoURL string) bool {
+	return strings.HasPrefix(repoURL, "oci://") || !strings.Contains(repoURL, "://")
 }
 
 // chart downloads the chart of src, unless this run has, and returns the
 // directory it is extracted in and its version.
 func (rc *remoteCharts) chart(ctx context.Context, src *argocd.Source) (dir, version string, err error) {
-	where := fmt.Sprintf("%s: %s: chart %s version %q of the Helm repository %s", src.Where, src.Field, src.Chart, src.TargetRevision, src.RepoURL)
+	where := fmt.Sprintf("%s: %s: chart %s version %q of %s", src.Where, src.Field, src.Chart, src.TargetRevision, src.RepoURL)
 	if u, err := url.Parse(src.RepoURL); err == nil && u.User != nil {
 		return "", "", fmt.Errorf("%s: the repoURL holds credentials, and preview sends none: public repositories only; render it yourself (helm template) and audit the output with --manifests", where)
 	}
 	if src.TargetRevision == "" {
 		return "", "", fmt.Errorf("%s: %s.targetRevision is empty: give the chart's version or a semver constraint, as Argo CD needs", where, src.Field)
 	}
+	if isOCI(src.RepoURL) {
+		dir, version, err = rc.ociChart(ctx, src)
+	} else {
+		dir, version, err = rc.helmChart(ctx, src)
+	}
+	switch {
+	case err != nil && version != "" && version != src.TargetRevision:
+		return "", "", fmt.Errorf("%s (version %s): %w", where, version, err)
+	case err != nil:
+		return "", "", fmt.Errorf("%s: %w", where, err)
+	}
+	return dir, version, nil
+}
+
+// helmChart is chart for a Helm repository: the version is the newest
+// its index.yaml lists that matches targetRevision.
+func (rc *remoteCharts) helmChart(ctx context.Context, src *argocd.Source) (dir, version string, err error) {
 	idx, err := rc.indexOf(ctx, src.RepoURL)
 	if err != nil {
-		return "", "", fmt.Errorf("%s: %w", where, err)
+		return "", "", err
 	}
 	cv, err := idx.Get(src.Chart, src.TargetRevision)
 	switch {
 	case errors.Is(err, repo.ErrNoChartName):
-		return "", "", fmt.Errorf("%s: the repository's index.yaml has no chart %s; check %s.chart and repoURL", where, src.Chart, src.Field)
+		return "", "", fmt.Errorf("the repository's index.yaml has no chart %s; check %s.chart and repoURL", src.Chart, src.Field)
 	case err != nil:
-		return "", "", fmt.Errorf("%s: no version in the repository's index.yaml matches (%v); check %s.targetRevision", where, err, src.Field)
+		return "", "", fmt.Errorf("no version in the repository's index.yaml matches (%v); check %s.targetRevision", err, src.Field)
 	case len(cv.URLs) == 0:
-		return "", "", fmt.Errorf("%s: version %s has no download URL in the repository's index.yaml", where, cv.Version)
+		return "", cv.Version, errors.New("the repository's index.yaml gives no download URL for it")
 	}
-	sum := sha256.Sum256([]byte(src.RepoURL + "\n" + src.Chart + "\n" + cv.Version))
-	key := hex.EncodeToString(sum[:])
-	r, ok := rc.charts[key]
-	if !ok {
-		r.version = cv.Version
-		r.dir, r.err = rc.fetch(ctx, src.RepoURL, cv, key)
-		rc.charts[key] = r
-	}
-	if r.err != nil && cv.Version != src.TargetRevision {
-		return "", "", fmt.Errorf("%s (version %s): %w", where, cv.Version, r.err)
-	} else if r.err != nil {
-		return "", "", fmt.Errorf("%s: %w", where, r.err)
-	}
-	return r.dir, r.version, nil
+	dir, err = rc.archive(cacheKey(src.RepoURL, src.Chart, cv.Version), func(b []byte) bool { return digestMatches(b, cv.Digest) }, func() ([]byte, error) {
+		u, err := repo.ResolveReferenceURL(src.RepoURL, cv.URLs[0])
+		if err != nil {
+			return nil, err
+		}
+		b, err := rc.get(ctx, u, maxArchiveBytes)
+		if err != nil {
+			return nil, fmt.Errorf("downloading the chart its index.yaml lists: %w", err)
+		}
+		if !digestMatches(b, cv.Digest) {
+			return nil, fmt.Errorf("the archive %s does not have the digest the repository's index gives (%s): the repository is changing or inconsistent; try again later", u, cv.Digest)
+		}
+		return b, nil
+	})
+	return dir, cv.Version, err
+}
+
+func cacheKey(parts ...string) string {
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\n")))
+	return hex.EncodeToString(sum[:])
 }
 
 // indexOf reads the index.yaml of the repository at repoURL, once a run.
@@ -167,21 +203,25 @@ func (rc *remoteCharts) readIndex(ctx context.Context, repoURL string) (*repo.In
 	return idx, nil
 }
 
-// fetch makes the archive of cv present in the cache (downloaded unless
-// it is there with the index's digest) and extracts it for this run.
-func (rc *remoteCharts) fetch(ctx context.Context, repoURL string, cv *repo.ChartVersion, key string) (string, error) {
+// archive extracts the chart archive of key for this run, once: the
+// cache's copy if valid says it is good, else what download returns,
+// which is kept in the cache.
+func (rc *remoteCharts) archive(key string, valid func([]byte) bool, download func() ([]byte, error)) (string, error) {
+	if r, ok := rc.charts[key]; ok {
+		return r.dir, r.err
+	}
+	var r chartResult
+	r.dir, r.err = rc.extract(key, valid, download)
+	rc.charts[key] = r
+	return r.dir, r.err
+}
+
+func (rc *remoteCharts) extract(key string, valid func([]byte) bool, download func() ([]byte, error)) (string, error) {
 	cached := filepath.Join(rc.cache, key+".tgz")
 	b, err := readBounded(cached, maxArchiveBytes)
-	if err != nil || !digestMatches(b, cv.Digest) {
-		u, err := repo.ResolveReferenceURL(repoURL, cv.URLs[0])
-		if err != nil {
+	if err != nil || !valid(b) {
+		if b, err = download(); err != nil {
 			return "", err
-		}
-		if b, err = rc.get(ctx, u, maxArchiveBytes); err != nil {
-			return "", fmt.Errorf("downloading the chart its index.yaml lists: %w", err)
-		}
-		if !digestMatches(b, cv.Digest) {
-			return "", fmt.Errorf("the archive %s does not have the digest the repository's index gives (%s): the repository is changing or inconsistent; try again later", u, cv.Digest)
 		}
 		if err := writeAtomic(rc.cache, cached, b); err != nil {
 			return "", fmt.Errorf("keeping the chart in the cache %s: %w", rc.cache, err)

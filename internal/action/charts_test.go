@@ -2,6 +2,8 @@ package action
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -197,12 +199,12 @@ func TestPreviewRemoteChartErrors(t *testing.T) {
 }
 
 // Requests go through the caller's proxy (a worker's own environment
-// points at none that works), and OCI registries are not fetched.
+// points at none that works), and other schemes are not fetched.
 func TestPreviewRemoteChartsProxy(t *testing.T) {
 	s := chartRepo(t)
 	dir := writeTree(t, "http://charts.example.test/", map[string]string{
 		"apps/podinfo.yaml": chartApp("podinfo", "1.0.0", "{}"),
-		"apps/oci.yaml":     strings.ReplaceAll(chartApp("oci", "1.0.0", "{}"), "$CHARTS", "registry.example.test/charts"),
+		"apps/ssh.yaml":     strings.ReplaceAll(chartApp("ssh", "1.0.0", "{}"), "$CHARTS", "ssh://git@example.test/charts"),
 	})
 	rep, err := previewDirs(t, &Preview{Base: dir, Head: dir, AllowRemoteCharts: true}, []string{"HTTP_PROXY=" + s.URL})
 	if err != nil {
@@ -211,7 +213,65 @@ func TestPreviewRemoteChartsProxy(t *testing.T) {
 	if a := findApp(rep, "podinfo"); a == nil || a.PredictedSync != preview.Synced || s.Archives.Load() != 1 {
 		t.Errorf("podinfo through the proxy: %+v", a)
 	}
-	if a := findApp(rep, "oci"); a == nil || a.PredictedSync != preview.Unknown || len(a.Reasons) == 0 || !strings.Contains(a.Reasons[0], "OCI registry") {
-		t.Errorf("oci: %+v", a)
+	if a := findApp(rep, "ssh"); a == nil || a.PredictedSync != preview.Unknown || len(a.Reasons) == 0 || !strings.Contains(a.Reasons[0], "neither a Helm repository") {
+		t.Errorf("ssh: %+v", a)
+	}
+}
+
+// A chart of an OCI registry (oci://, or no scheme), pushed by Helm's
+// registry client to a registry on loopback: an exact tag, then the
+// newest tag matching a constraint; the cache saves the second run's pulls.
+func TestPreviewOCICharts(t *testing.T) {
+	files := map[string]string{"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: '{{ .Release.Name }}'}\ndata: {greeting: '{{ .Values.greeting }}', version: '{{ .Chart.Version }}'}\n"}
+	reg, err := chartrepotest.NewRegistry(chartrepotest.Chart("podinfo", "1.0.0", "greeting: hello\n", files),
+		chartrepotest.Chart("podinfo", "1.1.0", "greeting: hello\n", files), chartrepotest.Chart("podinfo", "2.0.0", "greeting: hello\n", files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(reg.Close)
+	app := func(revision string) map[string]string {
+		return map[string]string{"apps/podinfo.yaml": chartApp("podinfo", revision, "{parameters: [{name: greeting, value: hi}]}")}
+	}
+	base, head := writeTree(t, "oci://"+reg.Host+"/charts", app("1.0.0")), writeTree(t, reg.Host+"/charts/", app("~1.1"))
+	out, cache := t.TempDir(), t.TempDir()
+	rep, err := previewDirs(t, &Preview{Base: base, Head: head, AllowRemoteCharts: true, ChartCache: cache, OutputDir: out}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := findApp(rep, "podinfo"); a == nil || a.Change != preview.Modified || len(a.Resources) != 1 || !strings.Contains(a.Resources[0].Diff, "+  version: 1.1.0") {
+		t.Errorf("podinfo: %+v", a)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "base", "argocd_podinfo.yaml")); err != nil || !strings.Contains(string(b), "greeting: hi") {
+		t.Errorf("base/argocd_podinfo.yaml lacks the parameter (%v):\n%s", err, b)
+	}
+	if n := reg.Blobs.Load(); n != 2 {
+		t.Errorf("%d blob requests, want 2 (one chart layer per version)", n)
+	}
+	if _, err := previewDirs(t, &Preview{Base: base, Head: head, AllowRemoteCharts: true, ChartCache: cache}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := reg.Blobs.Load(); n != 2 {
+		t.Errorf("the second run with the same --chart-cache asked for %d blobs more", n-2)
+	}
+	missing := writeTree(t, reg.Host+"/charts", app("9.9.9"))
+	if _, err := previewDirs(t, &Preview{Base: missing, Head: missing, AllowRemoteCharts: true}, nil); err == nil ||
+		!strings.Contains(err.Error(), "spec.source: chart podinfo version \"9.9.9\" of "+reg.Host+"/charts") || !strings.Contains(err.Error(), "9.9.9: not found") {
+		t.Errorf("a missing tag: %v", err)
+	}
+}
+
+// A repository or registry that wants credentials gets none, and the
+// error says so.
+func TestPreviewRemoteChartsPrivate(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "no", http.StatusUnauthorized)
+	}))
+	t.Cleanup(srv.Close)
+	for _, repoURL := range []string{srv.URL, "oci://" + strings.TrimPrefix(srv.URL, "http://") + "/charts"} {
+		dir := writeTree(t, repoURL, map[string]string{"apps/app.yaml": chartApp("podinfo", "1.0.0", "{}")})
+		_, err := previewDirs(t, &Preview{Base: dir, Head: dir, AllowRemoteCharts: true}, nil)
+		if err == nil || !strings.Contains(err.Error(), "wants credentials, and preview sends none") {
+			t.Errorf("%s: %v", repoURL, err)
+		}
 	}
 }

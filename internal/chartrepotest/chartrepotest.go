@@ -53,23 +53,28 @@ func New(charts ...*chart.Chart) (*Server, error) {
 // Close stops the server.
 func (s *Server) Close() { s.srv.Close() }
 
-// Add packages c with Helm and lists it.
-func (s *Server) Add(c *chart.Chart) error {
+// Package is the archive of c as Helm packages it, and its file name.
+func Package(c *chart.Chart) ([]byte, string, error) {
 	dir, err := os.MkdirTemp("", "chartrepotest-")
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	defer os.RemoveAll(dir)
 	p, err := chartutil.Save(c, dir)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	b, err := os.ReadFile(p)
+	return b, filepath.Base(p), err
+}
+
+// Add packages c with Helm and lists it.
+func (s *Server) Add(c *chart.Chart) error {
+	b, name, err := Package(c)
 	if err != nil {
 		return err
 	}
 	sum := sha256.Sum256(b)
-	name := filepath.Base(p)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.files[name] = b
