@@ -40,7 +40,7 @@ Exit codes: 0 no change, 3 changes, 1 error (an app that does not render, unless
 	f.StringVar(&o.OutputDir, "output-dir", "", "write report.json, comment-N.md and the manifests of both sides to DIR")
 	f.StringVar(&o.AppSetGenerator, "appset-generator", "", "the program that generates ApplicationSets (default: cmp-defaults-appset beside this binary, else on PATH)")
 	f.StringVar(&o.Clusters, "clusters", "", "YAML file of Argo CD cluster Secrets for ApplicationSets' Clusters generator (default: the in-cluster cluster)")
-	f.BoolVar(&o.AllowRemoteCharts, "allow-remote-charts", false, "download and render the charts of Helm repositories (http(s)://, public: no credentials sent; not OCI) that sources name")
+	f.BoolVar(&o.AllowRemoteCharts, "allow-remote-charts", false, "download and render the charts of Helm repositories and OCI registries that sources name (public ones: no credentials are sent)")
 	f.StringVar(&o.ChartCache, "chart-cache", "", "keep downloaded chart archives in DIR for later runs (default: a temporary directory)")
 	return cmd
 }
