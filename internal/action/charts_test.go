@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/chartrepotest"
 	"github.com/cmp-defaults/cmp-defaults/internal/preview"
@@ -272,6 +273,25 @@ func TestPreviewRemoteChartsPrivate(t *testing.T) {
 		_, err := previewDirs(t, &Preview{Base: dir, Head: dir, AllowRemoteCharts: true}, nil)
 		if err == nil || !strings.Contains(err.Error(), "wants credentials, and preview sends none") {
 			t.Errorf("%s: %v", repoURL, err)
+		}
+	}
+}
+
+// Each request is under the run's --timeout, and redirects are bounded.
+func TestPreviewRemoteChartsBounded(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/loop") {
+			http.Redirect(w, r, "/loop/index.yaml", http.StatusFound)
+			return
+		}
+		<-r.Context().Done() // never answers
+	}))
+	t.Cleanup(srv.Close)
+	for repoURL, want := range map[string]string{srv.URL + "/loop": "more than 5 redirects", srv.URL + "/hang": "gave up after 1s"} {
+		dir := writeTree(t, repoURL, map[string]string{"apps/app.yaml": chartApp("podinfo", "1.0.0", "{}")})
+		_, err := previewDirs(t, &Preview{Base: dir, Head: dir, AllowRemoteCharts: true, Rendering: Rendering{Timeout: time.Second}}, nil)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want %q", repoURL, err, want)
 		}
 	}
 }
