@@ -43,6 +43,9 @@ type Audit struct {
 	// revision is the commit rendered, for Argo CD's $ARGOCD_APP_REVISION
 	// ("" when not known).
 	revision string
+	// charts, when set, downloads the charts of Helm repositories
+	// (preview --allow-remote-charts); nil: they are not rendered.
+	charts *remoteCharts
 }
 
 func (a *Audit) Run(ctx context.Context, env *Env) (*Result, error) {

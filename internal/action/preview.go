@@ -49,6 +49,11 @@ type Preview struct {
 	// add to those of the kinds the selected releases have profiles of.
 	KubeVersion string
 	APIVersions []string
+	// AllowRemoteCharts downloads the charts of Helm repositories that
+	// sources name (public ones: no credentials) and renders them;
+	// ChartCache keeps their archives (default: a directory of the run).
+	AllowRemoteCharts bool
+	ChartCache        string
 
 	appSetProg string // AppSetGenerator as found; "": none
 	// rendered keeps each Application rendered by its inputsKey: the
@@ -77,6 +82,9 @@ func (p *Preview) Run(ctx context.Context, env *Env) (*Result, error) {
 	}
 	if err := render.CheckKubeVersion(p.KubeVersion); err != nil {
 		return nil, Usagef("--kube-version: %v", err)
+	}
+	if p.ChartCache != "" && !p.AllowRemoteCharts {
+		return nil, Usagef("--chart-cache keeps the charts --allow-remote-charts downloads: give both, or neither")
 	}
 	var err error
 	if p.appSetProg, err = p.appSetGenerator(env); err != nil {
@@ -150,10 +158,14 @@ func (p *Preview) run(ctx context.Context, env *Env) (*preview.Report, error) {
 	var cache flagEngine
 	p.rendered = map[string]rendered{}
 	admission := &admissionCache{st: st, seen: map[admissionKey]string{}}
+	charts, err := p.remoteCharts(env, tmp)
+	if err != nil {
+		return nil, err
+	}
 	for i := range sides {
 		s := &sides[i]
 		r := &Audit{Operators: p.Operators, Rendering: Rendering{RepoRoot: s.dir}, RepoURL: this, asArgoCD: true,
-			kubeVersion: p.KubeVersion, revision: s.rev.Commit, capabilities: func(refs []string) []string {
+			kubeVersion: p.KubeVersion, revision: s.rev.Commit, charts: charts, capabilities: func(refs []string) []string {
 				return append(servedAPIVersions(st, refs), p.APIVersions...)
 			}}
 		if s.apps, err = p.side(ctx, env, admission, r, &cache, s.dir, cm); err != nil {
@@ -175,6 +187,26 @@ func (p *Preview) run(ctx context.Context, env *Env) (*preview.Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// remoteCharts is the downloader of --allow-remote-charts, with its
+// cache in --chart-cache or else in tmp; nil without the flag.
+func (p *Preview) remoteCharts(env *Env, tmp string) (*remoteCharts, error) {
+	if !p.AllowRemoteCharts {
+		return nil, nil
+	}
+	work := filepath.Join(tmp, "charts")
+	cache := p.ChartCache
+	if cache == "" {
+		cache = filepath.Join(work, "cache")
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return nil, fmt.Errorf("--chart-cache: %w", err)
+	}
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return nil, err
+	}
+	return newRemoteCharts(cache, work, env.Getenv), nil
 }
 
 // side finds the Applications of one tree, follows apps of apps, and

@@ -110,12 +110,13 @@ type Source struct {
 	Field     string // where the source is in it: spec.source, spec.sources[1], spec.template.spec.source
 	App       string
 	Namespace string // destination namespace
-	Project   string // the Application's spec.project
 	RepoURL   string
-	// TargetRevision is the source's targetRevision.
+	Path      string
+	Chart     string // a chart of a Helm repository: a remote source
+	Project   string // the Application's spec.project
+	// TargetRevision is the source's targetRevision: for a chart source its
+	// version or a semver constraint.
 	TargetRevision string
-	Path           string
-	Chart          string // a chart of a Helm repository: a remote source
 	Ref            string // a multi-source app's name for this source's files ($ref/...)
 	ReleaseName    string
 	ValueFiles     []string
@@ -268,9 +269,9 @@ func (a *App) addSources(spec map[string]any, where, field string) error {
 func (a *App) addSource(src map[string]any, where, field string) error {
 	s := Source{App: a.Origin.Name, Namespace: a.Namespace, Project: a.Project, Where: where, Field: field}
 	s.RepoURL, _ = src["repoURL"].(string)
-	s.TargetRevision, _ = src["targetRevision"].(string)
 	s.Path, _ = src["path"].(string)
 	s.Chart, _ = src["chart"].(string)
+	s.TargetRevision, _ = src["targetRevision"].(string)
 	s.Ref, _ = src["ref"].(string)
 	if h, _ := src["helm"].(map[string]any); h != nil {
 		s.ReleaseName, _ = h["releaseName"].(string)

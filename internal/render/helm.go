@@ -291,10 +291,18 @@ func mergeValues(opt Options) (map[string]any, error) {
 	return base, nil
 }
 
-// readValuesFile reads a file named relative to the chart, inside the
-// repository and within the render's byte budget.
+// readValuesFile reads a file named relative to the chart, or $REF/PATH
+// relative to Refs[REF], inside that root and within the render's budget.
 func readValuesFile(opt Options, f, what string) ([]byte, error) {
-	p, err := valuesFilePath(opt.RepoRoot, opt.Dir, f)
+	root, dir, name, base := opt.RepoRoot, opt.Dir, f, "the chart directory"
+	if ref, rest, ok := strings.Cut(strings.TrimPrefix(f, "$"), "/"); ok && strings.HasPrefix(f, "$") && opt.Refs[ref] != "" {
+		real, err := realPath(opt.Refs[ref])
+		if err != nil {
+			return nil, fmt.Errorf("%s%q: ref %s: %w", what, f, ref, err)
+		}
+		root, dir, name, base = real, real, rest, "the root of the repository of ref "+ref
+	}
+	p, err := valuesFilePath(root, dir, name, base)
 	if err != nil {
 		return nil, err
 	}
@@ -319,7 +327,7 @@ func missingInRepo(opt Options, f string) bool {
 
 // valuesFilePath resolves a values file given relative to the chart and
 // refuses anything that is not a local file inside the repository.
-func valuesFilePath(root, dir, f string) (string, error) {
+func valuesFilePath(root, dir, f, base string) (string, error) {
 	if f == "" {
 		return "", fmt.Errorf("values file: empty name")
 	}
@@ -327,7 +335,7 @@ func valuesFilePath(root, dir, f string) (string, error) {
 		return "", fmt.Errorf("values file %q: %w: only files in the repository can be used (no network access)", f, ErrRemote)
 	}
 	if filepath.IsAbs(f) {
-		return "", fmt.Errorf("values file %q: absolute paths are not allowed; give the path relative to the chart directory %s", f, rel(root, dir))
+		return "", fmt.Errorf("values file %q: absolute paths are not allowed; give the path relative to %s %s", f, base, rel(root, dir))
 	}
 	p := filepath.Join(dir, filepath.FromSlash(f))
 	if !within(root, p) {
@@ -338,7 +346,7 @@ func valuesFilePath(root, dir, f string) (string, error) {
 		if !strings.Contains(err.Error(), "not found") {
 			return "", err
 		}
-		return "", fmt.Errorf("values file %q not found (looked for %s; paths are relative to the chart directory)", f, rel(root, p))
+		return "", fmt.Errorf("values file %q not found (looked for %s; paths are relative to %s)", f, rel(root, p), base)
 	}
 	if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("values file %q is not a regular file", f)
