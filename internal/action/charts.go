@@ -17,7 +17,6 @@ import (
 
 	"golang.org/x/net/http/httpproxy"
 	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
-	repo "helm.sh/helm/v4/pkg/repo/v1"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/argocd"
 	"github.com/cmp-defaults/cmp-defaults/internal/audit"
@@ -47,7 +46,7 @@ type remoteCharts struct {
 }
 
 type indexResult struct {
-	idx *repo.IndexFile
+	idx *chartIndex
 	err error
 }
 
@@ -138,9 +137,9 @@ func (rc *remoteCharts) helmChart(ctx context.Context, src *argocd.Source) (dir,
 	if err != nil {
 		return "", "", err
 	}
-	cv, err := idx.Get(src.Chart, src.TargetRevision)
+	cv, err := idx.get(src.Chart, src.TargetRevision)
 	switch {
-	case errors.Is(err, repo.ErrNoChartName):
+	case errors.Is(err, errNoChart):
 		return "", "", fmt.Errorf("the repository's index.yaml has no chart %s; check %s.chart and repoURL", src.Chart, src.Field)
 	case err != nil:
 		return "", "", fmt.Errorf("no version in the repository's index.yaml matches (%v); check %s.targetRevision", err, src.Field)
@@ -148,7 +147,7 @@ func (rc *remoteCharts) helmChart(ctx context.Context, src *argocd.Source) (dir,
 		return "", cv.Version, errors.New("the repository's index.yaml gives no download URL for it")
 	}
 	dir, err = rc.archive(cacheKey(src.RepoURL, src.Chart, cv.Version), func(b []byte) bool { return digestMatches(b, cv.Digest) }, func() ([]byte, error) {
-		u, err := repo.ResolveReferenceURL(src.RepoURL, cv.URLs[0])
+		u, err := chartURL(src.RepoURL, cv.URLs[0])
 		if err != nil {
 			return nil, err
 		}
@@ -170,7 +169,7 @@ func cacheKey(parts ...string) string {
 }
 
 // indexOf reads the index.yaml of the repository at repoURL, once a run.
-func (rc *remoteCharts) indexOf(ctx context.Context, repoURL string) (*repo.IndexFile, error) {
+func (rc *remoteCharts) indexOf(ctx context.Context, repoURL string) (*chartIndex, error) {
 	if r, ok := rc.index[repoURL]; ok {
 		return r.idx, r.err
 	}
@@ -180,7 +179,7 @@ func (rc *remoteCharts) indexOf(ctx context.Context, repoURL string) (*repo.Inde
 	return r.idx, r.err
 }
 
-func (rc *remoteCharts) readIndex(ctx context.Context, repoURL string) (*repo.IndexFile, error) {
+func (rc *remoteCharts) readIndex(ctx context.Context, repoURL string) (*chartIndex, error) {
 	u, err := url.JoinPath(repoURL, "index.yaml")
 	if err != nil {
 		return nil, err
@@ -189,20 +188,7 @@ func (rc *remoteCharts) readIndex(ctx context.Context, repoURL string) (*repo.In
 	if err != nil {
 		return nil, fmt.Errorf("reading the repository's index (is repoURL a Helm repository, reachable from here?): %w", err)
 	}
-	// Helm reads an index from a file only.
-	f, err := os.CreateTemp(rc.work, "index-*.yaml")
-	if err != nil {
-		return nil, err
-	}
-	defer os.Remove(f.Name())
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
-	}
-	idx, err := repo.LoadIndexFile(f.Name())
+	idx, err := parseChartIndex(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a Helm repository index: %w", u, err)
 	}
