@@ -128,6 +128,7 @@ func TestPreviewRemoteCharts(t *testing.T) {
 	if multi == nil || multi.Change != preview.Unchanged || multi.PredictedSync != preview.Synced {
 		t.Errorf("multi: %+v", multi)
 	}
+
 	for f, want := range map[string][]string{
 		"head/argocd_podinfo.yaml": {"greeting: hi", "version: 1.1.0"},
 		"base/argocd_podinfo.yaml": {"greeting: hi", "version: 1.0.0"},
@@ -144,11 +145,24 @@ func TestPreviewRemoteCharts(t *testing.T) {
 	if n, i := s.Archives.Load(), s.Indexes.Load(); n != 2 || i != 1 {
 		t.Errorf("%d archive and %d index requests, want 2 and 1", n, i)
 	}
-	if _, err := previewDirs(t, &Preview{Base: base, Head: head, AllowRemoteCharts: true, ChartCache: cache}, nil); err != nil {
+	again := &Preview{Base: base, Head: head, AllowRemoteCharts: true, ChartCache: cache}
+	if _, err := previewDirs(t, again, nil); err != nil {
 		t.Fatal(err)
+	}
+	if again.reused != 1 {
+		t.Errorf("%d Applications rendered once for both revisions, want 1: multi, the same chart and values at both", again.reused)
 	}
 	if n := s.Archives.Load(); n != 2 {
 		t.Errorf("the second run with the same --chart-cache asked for %d archives more", n-2)
+	}
+	// Its $values file changed: rendered again, and modified.
+	changed := writeTree(t, s.URL, map[string]string{"apps/multi.yaml": multiApp, "envs/prod.yaml": "greeting: changed\n"})
+	p := &Preview{Base: base, Head: changed, AllowRemoteCharts: true, ChartCache: cache}
+	if rep, err = previewDirs(t, p, nil); err != nil {
+		t.Fatal(err)
+	}
+	if multi := findApp(rep, "multi"); p.reused != 0 || multi == nil || multi.Change != preview.Modified {
+		t.Errorf("multi with another $values file: reused %d, %+v", p.reused, multi)
 	}
 }
 

@@ -23,7 +23,7 @@ import (
 // charts' file:// dependencies. Two revisions with the same key render
 // alike, so preview renders such an Application once. ok is false where
 // the files cannot be named without rendering: a Kustomize source (its
-// kustomization reaches anywhere), a remote chart, a symbolic link.
+// kustomization reaches anywhere), a symbolic link.
 func (a *Audit) inputsKey(env *Env, root string, app *argocd.App) (key string, ok bool) {
 	h := sha256.New()
 	spec, err := json.Marshal(app.Object)
@@ -41,7 +41,16 @@ func (a *Audit) inputsKey(env *Env, root string, app *argocd.App) (key string, o
 	for i := range app.Sources {
 		src := &app.Sources[i]
 		if src.Chart != "" {
-			return "", false
+			// A chart of a Helm repository or OCI registry: a run reads
+			// each repository's versions once, so the same spec is the
+			// same chart at both revisions; $REF values files are ours.
+			for _, f := range src.ValueFiles {
+				name, rest, ok := strings.Cut(strings.TrimPrefix(f, "$"), "/")
+				if strings.HasPrefix(f, "$") && ok && refs[name] != nil {
+					paths = append(paths, filepath.Join(root, filepath.FromSlash(rest)))
+				}
+			}
+			continue
 		}
 		if src.Ref != "" && src.Path == "" {
 			continue // its files are read through the others' $ref value files
