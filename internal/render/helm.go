@@ -295,8 +295,8 @@ func mergeValues(opt Options) (map[string]any, error) {
 // relative to Refs[REF], inside that root and within the render's budget.
 func readValuesFile(opt Options, f, what string) ([]byte, error) {
 	root, dir, name, base := opt.RepoRoot, opt.Dir, f, "the chart directory"
-	if ref, rest, ok := strings.Cut(strings.TrimPrefix(f, "$"), "/"); ok && strings.HasPrefix(f, "$") && opt.Refs[ref] != "" {
-		real, err := realPath(opt.Refs[ref])
+	if ref, refRoot, rest := opt.ref(f); ref != "" {
+		real, err := realPath(refRoot)
 		if err != nil {
 			return nil, fmt.Errorf("%s%q: ref %s: %w", what, f, ref, err)
 		}
@@ -317,12 +317,26 @@ func readValuesFile(opt Options, f, what string) ([]byte, error) {
 // repository where nothing is: what Argo CD's ignoreMissingValueFiles
 // leaves out.
 func missingInRepo(opt Options, f string) bool {
+	root, dir := opt.RepoRoot, opt.Dir
+	if ref, refRoot, rest := opt.ref(f); ref != "" {
+		root, dir, f = refRoot, refRoot, rest
+	}
 	if f == "" || strings.Contains(f, "://") || filepath.IsAbs(f) {
 		return false
 	}
-	p := filepath.Join(opt.Dir, filepath.FromSlash(f))
+	p := filepath.Join(dir, filepath.FromSlash(f))
 	_, err := os.Lstat(p)
-	return within(opt.RepoRoot, p) && errors.Is(err, fs.ErrNotExist)
+	return within(root, p) && errors.Is(err, fs.ErrNotExist)
+}
+
+// ref splits a values file $REF/PATH whose REF is one of Refs into the
+// ref, its root and PATH; ref is "" for any other file.
+func (opt Options) ref(f string) (ref, root, rest string) {
+	name, rest, ok := strings.Cut(strings.TrimPrefix(f, "$"), "/")
+	if !ok || !strings.HasPrefix(f, "$") || opt.Refs[name] == "" {
+		return "", "", ""
+	}
+	return name, opt.Refs[name], rest
 }
 
 // valuesFilePath resolves a values file given relative to the chart and

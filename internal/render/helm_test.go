@@ -262,4 +262,9 @@ func TestHelmRefValuesFiles(t *testing.T) {
 	renderErr(t, opt, "relative to the root of the repository of ref values")
 	opt.ValuesFiles = []string{"$other/prod.yaml"}
 	renderErr(t, opt, `values file "$other/prod.yaml" not found`)
+	// ignoreMissingValueFiles leaves out a $REF file that is not there too.
+	opt.ValuesFiles, opt.IgnoreMissingValueFiles = []string{"$values/none.yaml", "$values/prod.yaml"}, true
+	if cm := find(t, render(t, opt), "ConfigMap", "rel-app-config"); cm.Data["data"].(map[string]any)["greeting"] != "from-ref" {
+		t.Errorf("with ignoreMissingValueFiles: %v", cm.Data)
+	}
 }
