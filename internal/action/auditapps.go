@@ -155,16 +155,12 @@ func (a *Audit) resolve(root, this string, src *argocd.Source, refs map[string]*
 	h, d = a.settings(src)
 	h.ValuesFiles = slices.Clone(h.ValuesFiles)
 	for i, f := range h.ValuesFiles {
-		name, rest, ok := strings.Cut(strings.TrimPrefix(f, "$"), "/")
-		if !strings.HasPrefix(f, "$") || !ok {
+		name, rest, why, err := a.valuesRef(src, f, this, refs)
+		if why != "" || err != nil {
+			return "", h, d, why, err
+		}
+		if name == "" {
 			continue
-		}
-		ref := refs[name]
-		if ref == nil {
-			return "", h, d, "", fmt.Errorf("%s: %s.helm.valueFiles %q: no source of the Application has ref: %s", src.Where, src.Field, f, name)
-		}
-		if w := a.elsewhere(ref, this); w != "" {
-			return "", h, d, fmt.Sprintf("its values file %s comes from %s (ref %s), which is not rendered here: %s", f, ref.Field, name, w), nil
 		}
 		// $ref/path is relative to the root of the ref's repository;
 		// the renderer takes values files relative to the chart.
@@ -175,6 +171,24 @@ func (a *Audit) resolve(root, this string, src *argocd.Source, refs map[string]*
 		h.ValuesFiles[i] = filepath.ToSlash(r)
 	}
 	return dir, h, d, "", nil
+}
+
+// valuesRef splits a values file $REF/PATH of src into the ref's name and
+// PATH (name "" for any other file); why says why the ref's files are not
+// read here, err that no source has that ref.
+func (a *Audit) valuesRef(src *argocd.Source, f, this string, refs map[string]*argocd.Source) (name, rest, why string, err error) {
+	name, rest, ok := strings.Cut(strings.TrimPrefix(f, "$"), "/")
+	if !strings.HasPrefix(f, "$") || !ok {
+		return "", "", "", nil
+	}
+	ref := refs[name]
+	if ref == nil {
+		return "", "", "", fmt.Errorf("%s: %s.helm.valueFiles %q: no source of the Application has ref: %s", src.Where, src.Field, f, name)
+	}
+	if w := a.elsewhere(ref, this); w != "" {
+		return name, rest, fmt.Sprintf("its values file %s comes from %s (ref %s), which is not rendered here: %s", f, ref.Field, name, w), nil
+	}
+	return name, rest, "", nil
 }
 
 // settings are src's Helm and directory settings as the repo-server

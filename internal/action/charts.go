@@ -323,18 +323,13 @@ func (a *Audit) renderRemote(ctx context.Context, env *Env, cache *flagEngine, r
 	h, d := a.settings(src)
 	roots := map[string]string{}
 	for _, f := range h.ValuesFiles {
-		name, _, ok := strings.Cut(strings.TrimPrefix(f, "$"), "/")
-		if !strings.HasPrefix(f, "$") || !ok {
-			continue
+		name, _, why, err := a.valuesRef(src, f, this, refs)
+		if why != "" || err != nil {
+			return nil, nil, why, err
 		}
-		ref := refs[name]
-		if ref == nil {
-			return nil, nil, "", fmt.Errorf("%s: %s.helm.valueFiles %q: no source of the Application has ref: %s", src.Where, src.Field, f, name)
+		if name != "" {
+			roots[name] = root
 		}
-		if w := a.elsewhere(ref, this); w != "" {
-			return nil, nil, fmt.Sprintf("its values file %s comes from %s (ref %s), which is not rendered here: %s", f, ref.Field, name, w), nil
-		}
-		roots[name] = root
 	}
 	dir, version, err := a.charts.chart(ctx, src)
 	if err != nil {

@@ -45,8 +45,7 @@ func (a *Audit) inputsKey(env *Env, root string, app *argocd.App) (key string, o
 			// each repository's versions once, so the same spec is the
 			// same chart at both revisions; $REF values files are ours.
 			for _, f := range src.ValueFiles {
-				name, rest, ok := strings.Cut(strings.TrimPrefix(f, "$"), "/")
-				if strings.HasPrefix(f, "$") && ok && refs[name] != nil {
+				if name, rest, why, err := a.valuesRef(src, f, a.RepoURL, refs); name != "" && why == "" && err == nil {
 					paths = append(paths, filepath.Join(root, filepath.FromSlash(rest)))
 				}
 			}
