@@ -94,14 +94,17 @@ func BenchmarkPreview(b *testing.B) {
 	dir, environ, paths := benchRepo(b, 100, 10)
 	ctx := context.Background()
 	var tp, tr time.Duration
+	reused := 0
 	for b.Loop() {
 		t0 := time.Now()
 		env := newEnv(b)
 		env.Environ, env.WorkDir = environ, dir
-		res, err := (&Preview{Base: "HEAD~1", Head: "HEAD", AppSetGenerator: os.Getenv("CMP_DEFAULTS_APPSET")}).Run(ctx, env)
+		p := &Preview{Base: "HEAD~1", Head: "HEAD", AppSetGenerator: os.Getenv("CMP_DEFAULTS_APPSET")}
+		res, err := p.Run(ctx, env)
 		if err != nil || !res.Found {
 			b.Fatal(err, res)
 		}
+		reused = p.reused
 		t1 := time.Now()
 		for _, p := range paths {
 			r := NewRender()
@@ -115,4 +118,5 @@ func BenchmarkPreview(b *testing.B) {
 	b.ReportMetric(tp.Seconds()/float64(b.N), "s/preview")
 	b.ReportMetric(tr.Seconds()/float64(b.N), "s/render-all")
 	b.ReportMetric(float64(tp)/float64(tr), "ratio")
+	b.ReportMetric(float64(reused), "rendered-once")
 }
