@@ -22,6 +22,8 @@ func TestConcurrentRenders(t *testing.T) {
 		{"render", "--operator", "external-secrets@0.9.0", "../../examples/plain"},
 		{"fill", "--operator", "external-secrets@2.5.0,cert-manager@1.19.0", "../../examples/plain/externalsecret.yaml"},
 		{"render", "../../internal/render/testdata/repo/kustomize/overlays/prod"},
+		// preview renders the Applications of each level of apps of apps at once.
+		{"preview", "--base", previewTree, "--head", previewTree, "--operator", "cloudnative-pg@1.27.0", "-o", "json"},
 	}
 	serial := make([]string, len(apps))
 	for i, a := range apps {
@@ -53,6 +55,8 @@ func TestConcurrentRenders(t *testing.T) {
 		}
 	}
 }
+
+const previewTree = "../../internal/action/testdata/preview/base"
 
 func runOK(t *testing.T, args []string) string {
 	t.Helper()

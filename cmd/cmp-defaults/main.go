@@ -99,8 +99,8 @@ type usageHint struct {
 	path string
 }
 
-// mainerr executes the command line; the cli holds what the command returned
-// and warned about, for present; cobra's own output is in out.
+// mainerr executes the command line; the cli holds its result and warnings
+// for present, cobra's own output is in out.
 func mainerr(ctx context.Context, args, environ []string, stdin io.Reader, out *bytes.Buffer, stderr io.Writer, w inWorker) (*cli, error) {
 	s, err := cmpenv.SidecarFromEnv(environ)
 	if err != nil {
@@ -136,8 +136,7 @@ func mainerr(ctx context.Context, args, environ []string, stdin io.Reader, out *
 	return c, err
 }
 
-// runEnv executes the CLI, presents what the command returned and returns
-// the exit code.
+// runEnv executes the CLI and presents its result; it returns the exit code.
 func runEnv(ctx context.Context, args, environ []string, stdin io.Reader, stdout, stderr io.Writer, w inWorker) int {
 	var out bytes.Buffer
 	c, err := mainerr(ctx, args, environ, stdin, &out, stderr, w)
@@ -164,10 +163,8 @@ func present(c *cli, err error, out *bytes.Buffer, stdout, stderr io.Writer) int
 		res = &action.Result{}
 	}
 	io.WriteString(stderr, quote.Text(res.Notes))
-	if err == nil {
-		if res.Report != nil {
-			err = report.Write(out, res.Report, c.format)
-		}
+	if err == nil && res.Report != nil {
+		err = report.Write(out, res.Report, c.format)
 	}
 	if err != nil {
 		var hint usageHint

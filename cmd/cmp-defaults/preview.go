@@ -15,11 +15,11 @@ func (c *cli) previewCmd() *cobra.Command {
 		Short: "Show what Argo CD will change after a merge, and whether each app will be Synced",
 		Long: `Preview finds every Argo CD Application of the repository at two revisions (git revisions of
 --repo-root, or two directories), following apps of apps and ApplicationSets (with cmp-defaults-appset),
-renders each as the repo-server would, fills what admission adds (a plugin source with its own operators,
-others with --operator), and compares both sides per resource as stored: each Application's change and
-predicted sync status; per resource a diff, what admission fills, changes ignoreDifferences hides,
-immutable fields, hooks, prunes. Secrets' values never appear. docs/preview.md has the rules. Exit codes:
-0 no change, 3 changes, 1 error (an app that does not render, unless --keep-going; --fail-on), 2 usage.`,
+renders each as the repo-server would, offline unless --allow-remote-charts, fills what admission adds (a
+plugin source with its own operators, others with --operator), and compares both sides per resource as
+stored: each Application's change and predicted sync status; per resource a diff, what admission fills,
+changes ignoreDifferences hides, immutable fields, hooks, prunes. Secrets never appear. docs/preview.md.
+Exit codes: 0 no change, 3 changes, 1 error (an app that does not render, unless --keep-going), 2 usage.`,
 		Example: `  cmp-defaults preview --base origin/main --head HEAD --operator cloudnative-pg@1.27.0
   cmp-defaults preview --base main --head HEAD -o markdown --output-dir preview/ --fail-on outofsync`,
 		Args: takes(0, 0, "no arguments"),
@@ -39,6 +39,10 @@ immutable fields, hooks, prunes. Secrets' values never appear. docs/preview.md h
 	f.IntVar(&o.MaxCommentBytes, "max-comment-bytes", preview.DefaultMaxCommentBytes, "largest part of the Markdown report")
 	f.StringVar(&o.OutputDir, "output-dir", "", "write report.json, comment-N.md and the manifests of both sides to DIR")
 	f.StringVar(&o.AppSetGenerator, "appset-generator", "", "the program that generates ApplicationSets (default: cmp-defaults-appset beside this binary, else on PATH)")
+	f.StringVar(&o.KubeVersion, "kube-version", "", "the clusters' Kubernetes version for Helm's .Capabilities.KubeVersion, as Argo CD passes it (default: Helm's)")
+	f.StringSliceVar(&o.APIVersions, "api-versions", nil, "more .Capabilities.APIVersions than the selected releases' kinds, group/version or group/version/Kind")
 	f.StringVar(&o.Clusters, "clusters", "", "YAML file of Argo CD cluster Secrets for ApplicationSets' Clusters generator (default: the in-cluster cluster)")
+	f.BoolVar(&o.AllowRemoteCharts, "allow-remote-charts", false, "download and render the charts of Helm repositories and OCI registries that sources name (public ones: no credentials are sent)")
+	f.StringVar(&o.ChartCache, "chart-cache", "", "keep downloaded chart archives in DIR for later runs (default: a temporary directory)")
 	return cmd
 }

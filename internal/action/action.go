@@ -51,6 +51,15 @@ type Env struct {
 	confined  bool
 }
 
+// fork is an Env for one of several renders running at once: the run's
+// settings and loaded profile store, and warnings of its own for the
+// caller to merge in a fixed order. It is not confined again, and its
+// deadlines are the run's.
+func (env *Env) fork() *Env {
+	return &Env{Sidecar: env.Sidecar, Environ: env.Environ, WorkDir: env.WorkDir,
+		store: env.store, storeDirs: env.storeDirs, kinds: kindCheck{names: env.kinds.names, cmp: env.kinds.cmp}, confined: true}
+}
+
 // Getenv is the value of name in Environ.
 func (env *Env) Getenv(name string) string {
 	for _, kv := range env.Environ {

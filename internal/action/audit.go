@@ -37,6 +37,15 @@ type Audit struct {
 	// capabilities, when set, gives a Helm source that sets none the API
 	// versions the releases refs serve, as Argo CD gives it the cluster's.
 	capabilities func(refs []string) []string
+	// kubeVersion, when set, is the cluster's version for Helm's
+	// .Capabilities.KubeVersion (Argo CD's KUBE_VERSION).
+	kubeVersion string
+	// revision is the commit rendered, for Argo CD's $ARGOCD_APP_REVISION
+	// ("" when not known).
+	revision string
+	// charts, when set, downloads the charts of Helm repositories
+	// (preview --allow-remote-charts); nil: they are not rendered.
+	charts *remoteCharts
 }
 
 func (a *Audit) Run(ctx context.Context, env *Env) (*Result, error) {
@@ -132,6 +141,9 @@ func (a *Audit) pluginSource(ctx context.Context, env *Env, src *argocd.Source, 
 	}
 	if a.capabilities != nil && len(cfg.APIVersions) == 0 {
 		cfg.APIVersions = a.capabilities(cfg.Operators) // KUBE_API_VERSIONS
+	}
+	if cfg.KubeVersion == "" {
+		cfg.KubeVersion = a.kubeVersion // KUBE_VERSION
 	}
 	o := a.Operators
 	o.Refs = o.refs()

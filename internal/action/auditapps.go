@@ -97,28 +97,23 @@ func (a *Audit) renderApp(ctx context.Context, env *Env, cache *flagEngine, root
 			as.Sources = append(as.Sources, sr)
 			continue
 		}
-		dir, h, d, why, err := a.resolve(root, this, src, refs)
+		var targets []*audit.Target
+		var res []*operators.Resolution
+		var err error
+		if a.charts != nil && src.Chart != "" && src.Plugin == nil && src.OtherPlugin == "" {
+			targets, res, sr.Reason, err = a.renderRemote(ctx, env, cache, root, this, src, refs)
+		} else {
+			targets, res, sr.Dir, sr.Reason, err = a.renderLocal(ctx, env, cache, root, this, src, refs)
+		}
 		if err != nil {
 			return g, as, err
 		}
-		if why != "" {
-			sr.Reason = why
+		if sr.Reason != "" {
 			as.Sources = append(as.Sources, sr)
 			g.Unrendered = append(g.Unrendered, src.Field)
 			continue
 		}
-		if a.asArgoCD && len(src.Kustomize) > 0 {
-			if dir, err = kustomizeOverlay(root, dir, src); err != nil {
-				return g, as, err
-			}
-		} else if len(src.Kustomize) > 0 {
-			env.Warn(fmt.Sprintf("%s: %s.kustomize sets %s, which %s does not apply: Argo CD's objects may differ", src.Where, src.Field, strings.Join(src.Kustomize, ", "), a.command()))
-		}
-		targets, res, err := a.renderSource(ctx, env, cache, src, dir, root, h, d)
-		if err != nil {
-			return g, as, err
-		}
-		sr.Dir, sr.Rendered, sr.Objects = relSlash(root, dir), true, len(targets)
+		sr.Rendered, sr.Objects = true, len(targets)
 		as.Sources = append(as.Sources, sr)
 		g.Targets = append(g.Targets, targets...)
 		g.Releases = addReleases(g.Releases, res)
@@ -129,32 +124,43 @@ func (a *Audit) renderApp(ctx context.Context, env *Env, cache *flagEngine, root
 	return g, as, nil
 }
 
+// renderLocal renders src from the repository; dir is where, relative to
+// the root; why says why it is not rendered.
+func (a *Audit) renderLocal(ctx context.Context, env *Env, cache *flagEngine, root, this string, src *argocd.Source, refs map[string]*argocd.Source) (targets []*audit.Target, res []*operators.Resolution, dir, why string, err error) {
+	abs, h, d, why, err := a.resolve(root, this, src, refs)
+	if err != nil || why != "" {
+		return nil, nil, "", why, err
+	}
+	if a.asArgoCD && len(src.Kustomize) > 0 {
+		if abs, err = kustomizeOverlay(root, abs, src, src.BuildEnv(a.revision)); err != nil {
+			return nil, nil, "", "", err
+		}
+	} else if len(src.Kustomize) > 0 {
+		env.Warn(fmt.Sprintf("%s: %s.kustomize sets %s, which %s does not apply: Argo CD's objects may differ", src.Where, src.Field, strings.Join(src.Kustomize, ", "), a.command()))
+	}
+	targets, res, err = a.renderSource(ctx, env, cache, src, abs, root, h, d)
+	return targets, res, relSlash(root, abs), "", err
+}
+
 // resolve finds the directory of src in the repository and its render
 // settings; why says why it is not rendered here (a remote chart,
 // another repository, a templated path).
 func (a *Audit) resolve(root, this string, src *argocd.Source, refs map[string]*argocd.Source) (dir string, h settings.Helm, d settings.Directory, why string, err error) {
-	if why = elsewhere(src, this); why != "" {
+	if why = a.elsewhere(src, this); why != "" {
 		return "", h, d, why, nil
 	}
 	if dir, why, err = a.sourceDir(root, src); dir == "" || err != nil {
 		return "", h, d, why, err
 	}
-	h, d = argocd.Settings(src)
-	if a.capabilities != nil && len(h.APIVersions) == 0 {
-		h.APIVersions = a.capabilities(a.refs())
-	}
+	h, d = a.settings(src)
 	h.ValuesFiles = slices.Clone(h.ValuesFiles)
 	for i, f := range h.ValuesFiles {
-		name, rest, ok := strings.Cut(strings.TrimPrefix(f, "$"), "/")
-		if !strings.HasPrefix(f, "$") || !ok {
+		name, rest, why, err := a.valuesRef(src, f, this, refs)
+		if why != "" || err != nil {
+			return "", h, d, why, err
+		}
+		if name == "" {
 			continue
-		}
-		ref := refs[name]
-		if ref == nil {
-			return "", h, d, "", fmt.Errorf("%s: %s.helm.valueFiles %q: no source of the Application has ref: %s", src.Where, src.Field, f, name)
-		}
-		if w := elsewhere(ref, this); w != "" {
-			return "", h, d, fmt.Sprintf("its values file %s comes from %s (ref %s), which is not rendered here: %s", f, ref.Field, name, w), nil
 		}
 		// $ref/path is relative to the root of the ref's repository;
 		// the renderer takes values files relative to the chart.
@@ -167,13 +173,47 @@ func (a *Audit) resolve(root, this string, src *argocd.Source, refs map[string]*
 	return dir, h, d, "", nil
 }
 
+// valuesRef splits a values file $REF/PATH of src into the ref's name and
+// PATH (name "" for any other file); why says why the ref's files are not
+// read here, err that no source has that ref.
+func (a *Audit) valuesRef(src *argocd.Source, f, this string, refs map[string]*argocd.Source) (name, rest, why string, err error) {
+	name, rest, ok := strings.Cut(strings.TrimPrefix(f, "$"), "/")
+	if !strings.HasPrefix(f, "$") || !ok {
+		return "", "", "", nil
+	}
+	ref := refs[name]
+	if ref == nil {
+		return "", "", "", fmt.Errorf("%s: %s.helm.valueFiles %q: no source of the Application has ref: %s", src.Where, src.Field, f, name)
+	}
+	if w := a.elsewhere(ref, this); w != "" {
+		return name, rest, fmt.Sprintf("its values file %s comes from %s (ref %s), which is not rendered here: %s", f, ref.Field, name, w), nil
+	}
+	return name, rest, "", nil
+}
+
+// settings are src's Helm and directory settings as the repo-server
+// renders them here: its revision substituted, the clusters' capabilities
+// where the Application sets none.
+func (a *Audit) settings(src *argocd.Source) (settings.Helm, settings.Directory) {
+	h, d := argocd.Settings(src, a.revision)
+	if a.capabilities != nil && len(h.APIVersions) == 0 {
+		h.APIVersions = a.capabilities(a.refs())
+	}
+	if h.KubeVersion == "" {
+		h.KubeVersion = a.kubeVersion
+	}
+	return h, d
+}
+
 // elsewhere says why src is not in this repository (this: its URL, ""
 // when unknown): a chart of a Helm repository, another plugin, another
 // repoURL. "" when it is rendered here.
-func elsewhere(src *argocd.Source, this string) string {
+func (a *Audit) elsewhere(src *argocd.Source, this string) string {
 	switch {
+	case src.Chart != "" && a.asArgoCD:
+		return fmt.Sprintf("chart %s of %s, not in this repository: preview downloads it with --allow-remote-charts (public ones only), or render it yourself (helm template)", src.Chart, chartHome(src.RepoURL))
 	case src.Chart != "":
-		return fmt.Sprintf("chart %s of the Helm repository %s, not in this repository: render it yourself (helm template) and audit the output with --manifests", src.Chart, src.RepoURL)
+		return fmt.Sprintf("chart %s of %s, not in this repository: render it yourself (helm template) and audit the output with --manifests", src.Chart, chartHome(src.RepoURL))
 	case src.OtherPlugin != "":
 		return fmt.Sprintf("it uses the plugin %s, which audit does not run: render it yourself and audit the output with --manifests", src.OtherPlugin)
 	case this != "" && src.RepoURL != "" && !strings.Contains(src.RepoURL, "{{") && !argocd.SameRepo(src.RepoURL, this):
@@ -230,6 +270,16 @@ func (a *Audit) renderSource(ctx context.Context, env *Env, cache *flagEngine, s
 		}
 		return targets, res, err
 	}
+	opt, err := a.sourceOptions(env, dir, root, h, d)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a.renderFill(ctx, env, cache, src, opt, shown)
+}
+
+// renderFill renders the source src with opt and fills it with the
+// --operator releases; shown names it in errors.
+func (a *Audit) renderFill(ctx context.Context, env *Env, cache *flagEngine, src *argocd.Source, opt render.Options, shown string) ([]*audit.Target, []*operators.Resolution, error) {
 	if len(a.Refs) == 0 && !a.asArgoCD {
 		return nil, nil, Usagef("%s: %s does not use plugin cmp-defaults, so audit needs --operator NAME@VERSION: the operator releases running in the cluster", src.Where, src.Field)
 	}
@@ -240,10 +290,6 @@ func (a *Audit) renderSource(ctx context.Context, env *Env, cache *flagEngine, s
 		if e, res, err = a.engine(ctx, env, cache); err != nil {
 			return nil, nil, err
 		}
-	}
-	opt, err := a.sourceOptions(env, dir, root, h, d)
-	if err != nil {
-		return nil, nil, err
 	}
 	objs, err := render.Render(ctx, opt)
 	if err != nil {

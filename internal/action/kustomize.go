@@ -25,7 +25,7 @@ const overlays = ".cmp-defaults-kustomize"
 // source's (names, namespace, images, labels, annotations, replicas,
 // patches, components), and returns its directory; a source that is not a
 // kustomization is returned as it is. Settings it cannot apply are errors.
-func kustomizeOverlay(root, dir string, src *argocd.Source) (string, error) {
+func kustomizeOverlay(root, dir string, src *argocd.Source, env map[string]string) (string, error) {
 	if kind, err := render.Detect(dir); err != nil || kind != render.KindKustomize {
 		return dir, err
 	}
@@ -61,7 +61,7 @@ func kustomizeOverlay(root, dir string, src *argocd.Source) (string, error) {
 		Resources: []string{filepath.ToSlash(base)}, NamePrefix: spec.NamePrefix, NameSuffix: spec.NameSuffix,
 		Namespace: spec.Namespace, Replicas: spec.Replicas, Patches: spec.Patches}
 	for _, img := range spec.Images {
-		k.Images = append(k.Images, kustomizeImage(img))
+		k.Images = append(k.Images, kustomizeImage(argocd.Envsubst(img, env)))
 	}
 	if len(spec.CommonLabels) > 0 {
 		k.Labels = append(k.Labels, types.Label{Pairs: spec.CommonLabels, IncludeSelectors: !spec.LabelWithoutSelector,
@@ -91,7 +91,24 @@ func kustomizeOverlay(root, dir string, src *argocd.Source) (string, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return "", err
 	}
-	return out, os.WriteFile(filepath.Join(out, "kustomization.yaml"), y, 0o644)
+	// Renamed into place: two Applications with the same source and
+	// settings render at once, and neither may read a half-written file.
+	f, err := os.CreateTemp(out, ".kustomization-*")
+	if err != nil {
+		return "", err
+	}
+	_, werr := f.Write(y)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), filepath.Join(out, "kustomization.yaml"))
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("writing the kustomization of %s.kustomize: %w", src.Field, werr)
+	}
+	return out, nil
 }
 
 // kustomizeImage reads an image override as 'kustomize edit set image'

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/argocd"
@@ -15,6 +17,7 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 	"github.com/cmp-defaults/cmp-defaults/internal/preview"
+	"github.com/cmp-defaults/cmp-defaults/internal/render"
 )
 
 // Preview compares what Argo CD will apply for every Application of a
@@ -41,8 +44,22 @@ type Preview struct {
 	// Clusters a file of cluster Secrets for its Clusters generator.
 	AppSetGenerator string
 	Clusters        string
+	// KubeVersion and APIVersions describe the destination clusters for
+	// Helm's .Capabilities, as Argo CD passes each cluster's; APIVersions
+	// add to those of the kinds the selected releases have profiles of.
+	KubeVersion string
+	APIVersions []string
+	// AllowRemoteCharts downloads the charts of Helm repositories that
+	// sources name (public ones: no credentials) and renders them;
+	// ChartCache keeps their archives (default: a directory of the run).
+	AllowRemoteCharts bool
+	ChartCache        string
 
 	appSetProg string // AppSetGenerator as found; "": none
+	// rendered keeps each Application rendered by its inputsKey: the
+	// head revision renders only what the base did not.
+	rendered map[string]rendered
+	reused   int // Applications not rendered again
 }
 
 // DefaultPreviewTimeout bounds a whole preview: every Application at both
@@ -62,6 +79,12 @@ func (p *Preview) Run(ctx context.Context, env *Env) (*Result, error) {
 		if !slices.Contains(failOn, f) {
 			return nil, Usagef("--fail-on %q: use %s", f, strings.Join(failOn, ", "))
 		}
+	}
+	if err := render.CheckKubeVersion(p.KubeVersion); err != nil {
+		return nil, Usagef("--kube-version: %v", err)
+	}
+	if p.ChartCache != "" && !p.AllowRemoteCharts {
+		return nil, Usagef("--chart-cache keeps the charts --allow-remote-charts downloads: give both, or neither")
 	}
 	var err error
 	if p.appSetProg, err = p.appSetGenerator(env); err != nil {
@@ -133,11 +156,18 @@ func (p *Preview) run(ctx context.Context, env *Env) (*preview.Report, error) {
 		return nil, err
 	}
 	var cache flagEngine
+	p.rendered = map[string]rendered{}
 	admission := &admissionCache{st: st, seen: map[admissionKey]string{}}
+	charts, err := p.remoteCharts(env, tmp)
+	if err != nil {
+		return nil, err
+	}
 	for i := range sides {
 		s := &sides[i]
 		r := &Audit{Operators: p.Operators, Rendering: Rendering{RepoRoot: s.dir}, RepoURL: this, asArgoCD: true,
-			capabilities: func(refs []string) []string { return servedAPIVersions(st, refs) }}
+			kubeVersion: p.KubeVersion, revision: s.rev.Commit, charts: charts, capabilities: func(refs []string) []string {
+				return append(servedAPIVersions(st, refs), p.APIVersions...)
+			}}
 		if s.apps, err = p.side(ctx, env, admission, r, &cache, s.dir, cm); err != nil {
 			return nil, err
 		}
@@ -159,6 +189,26 @@ func (p *Preview) run(ctx context.Context, env *Env) (*preview.Report, error) {
 	return rep, nil
 }
 
+// remoteCharts is the downloader of --allow-remote-charts, with its
+// cache in --chart-cache or else in tmp; nil without the flag.
+func (p *Preview) remoteCharts(env *Env, tmp string) (*remoteCharts, error) {
+	if !p.AllowRemoteCharts {
+		return nil, nil
+	}
+	work := filepath.Join(tmp, "charts")
+	cache := p.ChartCache
+	if cache == "" {
+		cache = filepath.Join(work, "cache")
+	}
+	if err := os.MkdirAll(cache, 0o755); err != nil {
+		return nil, fmt.Errorf("--chart-cache: %w", err)
+	}
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return nil, err
+	}
+	return newRemoteCharts(cache, work, env.Getenv), nil
+}
+
 // side finds the Applications of one tree, follows apps of apps, and
 // renders each.
 func (p *Preview) side(ctx context.Context, env *Env, admission *admissionCache, r *Audit, cache *flagEngine, dir string, cm []*argocd.Rule) (map[string]*preview.Side, error) {
@@ -167,12 +217,6 @@ func (p *Preview) side(ctx context.Context, env *Env, admission *admissionCache,
 		return nil, err
 	}
 	apps := map[string]*preview.Side{}
-	type queued struct {
-		app    *argocd.App
-		rules  []*argocd.Rule
-		parent string
-		depth  int
-	}
 	var queue []queued
 	add := func(f *argocd.Found, parent string, depth int) {
 		for _, app := range f.Applications {
@@ -197,63 +241,136 @@ func (p *Preview) side(ctx context.Context, env *Env, admission *admissionCache,
 		}
 	}
 	add(found, "", 0)
+	// Level by level of apps of apps: a level's Applications render at
+	// once, then each is taken in order as one render after another would.
 	for len(queue) > 0 {
-		q := queue[0]
-		queue = queue[1:]
-		k := preview.AppNamespace(q.app) + "/" + q.app.Origin.Name
-		s := apps[k]
-		s.Rules = q.rules
-		s.AutoPrune = autoPrune(q.app.Object)
-		if q.app.Origin.Kind == "ApplicationSet" {
-			if s.NotEvaluated, err = p.appSet(ctx, env, dir, r.RepoURL, q.app, s); err != nil {
-				return nil, err
-			}
-			if s.NotEvaluated == "" {
-				children, err := argocd.Extract(asObjects(s.Objects, q.app.Origin.File))
-				if err != nil {
+		level := queue
+		queue = nil
+		renders, err := p.renderLevel(ctx, env, r, cache, dir, level)
+		if err != nil {
+			return nil, err
+		}
+		for i, q := range level {
+			k := preview.AppNamespace(q.app) + "/" + q.app.Origin.Name
+			s := apps[k]
+			s.Rules = q.rules
+			s.AutoPrune = autoPrune(q.app.Object)
+			if q.app.Origin.Kind == "ApplicationSet" {
+				if s.NotEvaluated, err = p.appSet(ctx, env, dir, r.RepoURL, q.app, s); err != nil {
 					return nil, err
 				}
-				add(children, k, q.depth+1)
+				if s.NotEvaluated == "" {
+					children, err := argocd.Extract(asObjects(s.Objects, q.app.Origin.File))
+					if err != nil {
+						return nil, err
+					}
+					add(children, k, q.depth+1)
+				}
+				continue
 			}
-			continue
-		}
-		app, err := withOverrides(env, dir, q.app)
-		if err != nil {
-			s.Err = err
-			continue
-		}
-		g, as, err := r.renderApp(ctx, env, cache, dir, r.RepoURL, app)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, err
+			rd := renders[i]
+			if rd.err != nil {
+				if ctx.Err() != nil {
+					return nil, rd.err
+				}
+				s.Err = rd.err
+				continue
 			}
-			s.Err = err
-			continue
-		}
-		s.Operators = as.Operators
-		s.Objects = objectsOf(admission, g, as, app)
-		for i, sr := range as.Sources {
-			// A ref source's files are for the others: nothing of its own to render.
-			if src := app.Sources[i]; sr.Reason != "" && (src.Ref == "" || src.Path != "" || src.Chart != "") {
-				s.Unrendered = append(s.Unrendered, sr.Field+": "+sr.Reason)
+			g, as, app := rd.g, rd.as, rd.app
+			s.Operators = as.Operators
+			s.Objects = objectsOf(admission, g, as, app)
+			for i, sr := range as.Sources {
+				// A ref source's files are for the others: nothing of its own to render.
+				if src := app.Sources[i]; sr.Reason != "" && (src.Ref == "" || src.Path != "" || src.Chart != "") {
+					s.Unrendered = append(s.Unrendered, sr.Field+": "+sr.Reason)
+				}
 			}
+			var objs []manifest.Object
+			for _, t := range g.Targets {
+				objs = append(objs, t.Object)
+			}
+			children, err := argocd.Extract(objs)
+			if err != nil {
+				s.Err = err
+				continue
+			}
+			if len(children.Applications) > 0 && q.depth >= maxAppDepth {
+				s.Err = fmt.Errorf("apps of apps deeper than %d levels", maxAppDepth)
+				continue
+			}
+			add(children, k, q.depth+1)
 		}
-		var objs []manifest.Object
-		for _, t := range g.Targets {
-			objs = append(objs, t.Object)
-		}
-		children, err := argocd.Extract(objs)
-		if err != nil {
-			s.Err = err
-			continue
-		}
-		if len(children.Applications) > 0 && q.depth >= maxAppDepth {
-			s.Err = fmt.Errorf("apps of apps deeper than %d levels", maxAppDepth)
-			continue
-		}
-		add(children, k, q.depth+1)
 	}
 	return apps, nil
+}
+
+// queued is an Application or ApplicationSet found and not yet rendered.
+type queued struct {
+	app    *argocd.App
+	rules  []*argocd.Rule
+	parent string
+	depth  int
+}
+
+// rendered is what rendering one queued Application made.
+type rendered struct {
+	app    *argocd.App // with its .argocd-source overrides
+	key    string      // inputsKey: "" when it has none
+	reused bool
+	g      audit.Group // read-only: a revision with the same key shares it
+	as     audit.AppSources
+	err    error
+}
+
+// renderLevel renders the Applications of level (not its ApplicationSets)
+// at once, at most one per CPU, each with an Env of its own whose warnings
+// join env's in the level's order: the report and warnings are those of
+// one render after another, only sooner.
+func (p *Preview) renderLevel(ctx context.Context, env *Env, r *Audit, cache *flagEngine, dir string, level []queued) ([]rendered, error) {
+	if len(r.refs()) > 0 && cache.e == nil {
+		// Compiled once here: the renders share it and never write cache.
+		if _, _, err := r.engine(ctx, env, cache); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]rendered, len(level))
+	envs := make([]*Env, len(level))
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, q := range level {
+		if q.app.Origin.Kind == "ApplicationSet" {
+			continue
+		}
+		envs[i] = env.fork()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			o := &out[i]
+			if o.app, o.err = withOverrides(envs[i], dir, q.app); o.err != nil {
+				return
+			}
+			o.key, _ = r.inputsKey(envs[i], dir, o.app)
+			if done, ok := p.rendered[o.key]; ok && o.key != "" {
+				o.g, o.as, o.reused = done.g, done.as, true
+				return
+			}
+			o.g, o.as, o.err = r.renderApp(ctx, envs[i], cache, dir, r.RepoURL, o.app)
+		}()
+	}
+	wg.Wait()
+	for i, e := range envs {
+		if e != nil {
+			env.Warnings.MergeNew(&e.Warnings)
+		}
+		if o := out[i]; o.reused {
+			p.reused++
+		} else if o.key != "" && o.err == nil {
+			p.rendered[o.key] = o
+		}
+	}
+	return out, nil
 }
 
 // objectsOf pairs the rendered targets of an Application with what the

@@ -94,6 +94,11 @@ func TestPreview(t *testing.T) {
 	if !res.Found {
 		t.Error("a preview with changes is not Found (exit 3)")
 	}
+	// Rendered once for both revisions: team, whose Application and files
+	// are the same at both (the others changed, or are Kustomize sources).
+	if p.reused != 1 {
+		t.Errorf("%d Applications rendered once for both revisions, want 1 (team)", p.reused)
+	}
 	type want struct {
 		change, sync, parent string
 		resources            []string // kind name: change [flags]
@@ -109,6 +114,7 @@ func TestPreview(t *testing.T) {
 		"argocd/db":       {"added", "OutOfSync", "argocd/root", []string{"Cluster pg: added"}},
 		"argocd/old":      {"removed", "", "argocd/root", nil},
 		"argocd/clusters": {"not-evaluated", "Unknown", "argocd/root", nil},
+		"argocd/tools":    {"modified", "Synced", "argocd/root", []string{"ConfigMap tools-config: modified"}},
 	}
 	seen := map[string]bool{}
 	for _, a := range rep.Apps {
@@ -191,6 +197,19 @@ func TestPreview(t *testing.T) {
 			t.Errorf("head/%s lacks %q", fw[0], fw[1])
 		}
 	}
+	// tools: its parameter with $ARGOCD_APP_*, its file parameter's text, values-prod.yaml without the missing
+	// values file, its own release namespace and kube version; no CRDs, no
+	// test hooks.
+	tools := string(files[filepath.Join(out, "head", "argocd_tools.yaml")])
+	build := "build: " + rep.Head.Commit[:7] + "-tools-$HOME-" // Argo CD's build environment substituted
+	for _, want := range []string{"namespace: tools-system", "config: |\n    retries = 5", "level: warn", "kube: v1.33.0", build} {
+		if !strings.Contains(tools, want) {
+			t.Errorf("head/argocd_tools.yaml lacks %q:\n%s", want, tools)
+		}
+	}
+	if strings.Contains(tools, "CustomResourceDefinition") || strings.Contains(tools, "kind: Pod") {
+		t.Errorf("head/argocd_tools.yaml holds the chart's CRD or test hook, which skipCrds and skipTests leave out:\n%s", tools)
+	}
 	for name, b := range files {
 		if bytes.Contains(b, []byte("secret-value")) {
 			t.Errorf("%s shows a Secret's value", name)
@@ -225,7 +244,7 @@ func TestPreviewDirectoriesFailOn(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.APIVersion != preview.APIVersion || rep.Summary.OutOfSync != 1 || rep.Summary.Changed != 8 {
+	if rep.APIVersion != preview.APIVersion || rep.Summary.OutOfSync != 1 || rep.Summary.Changed != 9 {
 		t.Errorf("report.json: %+v", rep.Summary)
 	}
 }
@@ -249,6 +268,27 @@ func TestPreviewUnknown(t *testing.T) {
 	var ue UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "no-such-rev is neither a directory nor a revision") {
 		t.Errorf("unknown revision: %v", err)
+	}
+}
+
+// --kube-version is the clusters' version for charts that set none (an
+// Application's helm.kubeVersion wins, as in Argo CD); one .Capabilities
+// cannot hold is a usage error.
+func TestPreviewKubeVersion(t *testing.T) {
+	dir, environ := previewRepo(t)
+	out := t.TempDir()
+	runPreview(t, &Preview{Base: "HEAD~1", Head: "HEAD", KubeVersion: "1.31.4", OutputDir: out}, dir, environ)
+	for file, want := range map[string]string{"argocd_web.yaml": "kube: v1.31.4", "argocd_tools.yaml": "kube: v1.33.0"} {
+		if b, err := os.ReadFile(filepath.Join(out, "head", file)); err != nil || !bytes.Contains(b, []byte(want)) {
+			t.Errorf("head/%s lacks %q (%v):\n%s", file, want, err, b)
+		}
+	}
+	env := newEnv(t)
+	env.Environ, env.WorkDir = environ, dir
+	_, err := (&Preview{Base: "HEAD~1", Head: "HEAD", KubeVersion: "one"}).Run(context.Background(), env)
+	var ue UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--kube-version") {
+		t.Errorf("--kube-version one: %v", err)
 	}
 }
 

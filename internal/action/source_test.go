@@ -35,7 +35,7 @@ func TestSourceOptionsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, d := argocd.Settings(&argocd.Source{})
+	h, d := argocd.Settings(&argocd.Source{}, "")
 	audited, err := (&Audit{}).sourceOptions(env, absDir, repo, h, d)
 	if err != nil {
 		t.Fatal(err)

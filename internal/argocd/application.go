@@ -98,6 +98,7 @@ type Found struct {
 type App struct {
 	Origin    Origin // Field is its spec: spec, or spec.template.spec
 	Namespace string // destination namespace
+	Project   string // spec.project
 	Sources   []Source
 	// Object is the Application or ApplicationSet as written.
 	Object map[string]any
@@ -105,22 +106,34 @@ type App struct {
 
 // Source is the part of an Application's source that rendering needs.
 type Source struct {
-	Where       string // file, document and the Application or ApplicationSet, for messages
-	Field       string // where the source is in it: spec.source, spec.sources[1], spec.template.spec.source
-	App         string
-	Namespace   string // destination namespace
-	RepoURL     string
-	Path        string
-	Chart       string // a chart of a Helm repository: a remote source
-	Ref         string // a multi-source app's name for this source's files ($ref/...)
-	ReleaseName string
-	ValueFiles  []string
-	Values      string
-	Parameters  []HelmParameter
+	Where     string // file, document and the Application or ApplicationSet, for messages
+	Field     string // where the source is in it: spec.source, spec.sources[1], spec.template.spec.source
+	App       string
+	Namespace string // destination namespace
+	RepoURL   string
+	Path      string
+	Chart     string // a chart of a Helm repository: a remote source
+	Project   string // the Application's spec.project
+	// TargetRevision is the source's targetRevision: for a chart source its
+	// version or a semver constraint.
+	TargetRevision string
+	Ref            string // a multi-source app's name for this source's files ($ref/...)
+	ReleaseName    string
+	ValueFiles     []string
+	Values         string
+	Parameters     []HelmParameter
 	// SkipSchemaValidation is spec.source.helm.skipSchemaValidation.
 	SkipSchemaValidation bool
-	Include              string
-	Exclude              string
+	// The rest of spec.source.helm that changes what helm renders.
+	FileParameters          []HelmFileParameter
+	IgnoreMissingValueFiles bool
+	SkipCRDs                bool
+	SkipTests               bool
+	HelmNamespace           string   // helm.namespace: the release namespace instead of the destination's
+	KubeVersion             string   // helm.kubeVersion: instead of the cluster's
+	APIVersions             []string // helm.apiVersions: instead of the cluster's
+	Include                 string
+	Exclude                 string
 	// KustomizeSpec is spec.source.kustomize as written.
 	KustomizeSpec map[string]any
 	// Kustomize lists the spec.source.kustomize settings given, which
@@ -131,6 +144,12 @@ type Source struct {
 	Plugin *Plugin
 	// OtherPlugin names another config management plugin.
 	OtherPlugin string
+}
+
+// HelmFileParameter is spec.source.helm.fileParameters[]: helm --set-file.
+type HelmFileParameter struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
 }
 
 // HelmParameter is spec.source.helm.parameters[].
@@ -199,7 +218,8 @@ func (f *Found) addApp(o manifest.Object, spec map[string]any, field string, isS
 	if templated(destNS) {
 		destNS = ""
 	}
-	app := &App{Origin: origin, Namespace: destNS, Object: o.Data}
+	project, _ := spec["project"].(string)
+	app := &App{Origin: origin, Namespace: destNS, Project: project, Object: o.Data}
 	app.Origin.Field = field
 	f.Applications = append(f.Applications, app)
 	if err := app.addSources(spec, fmt.Sprintf("%s: %s %s", o.Where(), origin.Kind, origin.Name), field); err != nil {
@@ -247,10 +267,11 @@ func (a *App) addSources(spec map[string]any, where, field string) error {
 }
 
 func (a *App) addSource(src map[string]any, where, field string) error {
-	s := Source{App: a.Origin.Name, Namespace: a.Namespace, Where: where, Field: field}
+	s := Source{App: a.Origin.Name, Namespace: a.Namespace, Project: a.Project, Where: where, Field: field}
 	s.RepoURL, _ = src["repoURL"].(string)
 	s.Path, _ = src["path"].(string)
 	s.Chart, _ = src["chart"].(string)
+	s.TargetRevision, _ = src["targetRevision"].(string)
 	s.Ref, _ = src["ref"].(string)
 	if h, _ := src["helm"].(map[string]any); h != nil {
 		s.ReleaseName, _ = h["releaseName"].(string)
@@ -267,6 +288,13 @@ func (a *App) addSource(src map[string]any, where, field string) error {
 		}
 		_ = convert(h["parameters"], &s.Parameters)
 		s.SkipSchemaValidation, _ = h["skipSchemaValidation"].(bool)
+		_ = convert(h["fileParameters"], &s.FileParameters)
+		s.IgnoreMissingValueFiles, _ = h["ignoreMissingValueFiles"].(bool)
+		s.SkipCRDs, _ = h["skipCrds"].(bool)
+		s.SkipTests, _ = h["skipTests"].(bool)
+		s.HelmNamespace, _ = h["namespace"].(string)
+		s.KubeVersion, _ = h["kubeVersion"].(string)
+		_ = convert(h["apiVersions"], &s.APIVersions)
 	}
 	if d, _ := src["directory"].(map[string]any); d != nil {
 		s.Include, _ = d["include"].(string)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 
@@ -12,10 +13,35 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/settings"
 )
 
+// BuildEnv is what the repo-server substitutes into a source's Helm
+// parameters, file parameter paths and Kustomize images: the
+// Application's name, namespace and project, the revision rendered ("" when
+// not known), and the source.
+func (s *Source) BuildEnv(revision string) map[string]string {
+	return map[string]string{
+		"ARGOCD_APP_NAME": s.App, "ARGOCD_APP_NAMESPACE": s.Namespace, "ARGOCD_APP_PROJECT_NAME": s.Project,
+		"ARGOCD_APP_REVISION": revision, "ARGOCD_APP_REVISION_SHORT": prefix(revision, 7), "ARGOCD_APP_REVISION_SHORT_8": prefix(revision, 8),
+		"ARGOCD_APP_SOURCE_REPO_URL": s.RepoURL, "ARGOCD_APP_SOURCE_PATH": s.Path, "ARGOCD_APP_SOURCE_TARGET_REVISION": s.TargetRevision,
+	}
+}
+
+func prefix(s string, n int) string { return s[:min(n, len(s))] }
+
+// Envsubst replaces $NAME and ${NAME} in s with env's value as the
+// repo-server does: a name env lacks becomes empty, and $$ is $.
+func Envsubst(s string, env map[string]string) string {
+	return os.Expand(s, func(name string) string {
+		if name == "$" {
+			return "$"
+		}
+		return env[name]
+	})
+}
+
 // Settings are the Application's Helm settings and directory
 // include/exclude, so the source renders as Argo CD renders it for that
-// Application; none for a nil src.
-func Settings(src *Source) (h settings.Helm, d settings.Directory) {
+// Application at revision ("" when not known); none for a nil src.
+func Settings(src *Source, revision string) (h settings.Helm, d settings.Directory) {
 	if src == nil {
 		return h, d
 	}
@@ -23,19 +49,28 @@ func Settings(src *Source) (h settings.Helm, d settings.Directory) {
 	h.ValuesFiles = src.ValueFiles
 	h.Values = src.Values
 	h.Namespace = src.Namespace
+	if src.HelmNamespace != "" {
+		h.Namespace = src.HelmNamespace
+	}
 	h.SkipSchemaValidation = src.SkipSchemaValidation
+	h.SkipCRDs, h.SkipTests, h.IgnoreMissingValueFiles = src.SkipCRDs, src.SkipTests, src.IgnoreMissingValueFiles
+	h.KubeVersion, h.APIVersions = src.KubeVersion, slices.Clone(src.APIVersions)
 	switch {
 	case src.ReleaseName != "":
 		h.ReleaseName = src.ReleaseName
 	case src.App != "" && !templated(src.App):
 		h.ReleaseName = src.App // Argo CD's default release name
 	}
+	env := src.BuildEnv(revision)
 	for _, p := range src.Parameters {
 		if p.ForceString {
-			h.SetString = append(h.SetString, p.Name+"="+p.Value)
+			h.SetString = append(h.SetString, p.Name+"="+Envsubst(p.Value, env))
 		} else {
-			h.Set = append(h.Set, p.Name+"="+p.Value)
+			h.Set = append(h.Set, p.Name+"="+Envsubst(p.Value, env))
 		}
+	}
+	for _, p := range src.FileParameters {
+		h.SetFile = append(h.SetFile, p.Name+"="+Envsubst(p.Path, env))
 	}
 	return h, d
 }

@@ -10,7 +10,7 @@ import (
 
 func TestSettings(t *testing.T) {
 	opts := func(src *Source) render.Options {
-		h, d := Settings(src)
+		h, d := Settings(src, "")
 		o, err := render.NewOptions("/repo/app", "/repo", 0, manifest.Limits{}, h, d)
 		if err != nil {
 			t.Fatal(err)

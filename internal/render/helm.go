@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -120,7 +122,7 @@ func helmTemplate(ctx context.Context, opt Options) ([]manifest.Object, error) {
 func (opt Options) helmObjects(ch *chart.Chart, chartDir string, files map[string]string, manifests []releaseutil.Manifest, hooks []*release.Hook) ([]manifest.Object, error) {
 	var out []manifest.Object
 	for _, crd := range ch.CRDObjects() {
-		if opt.skip.crds {
+		if opt.skip.crds || opt.SkipCRDs {
 			break
 		}
 		objs, err := opt.decode(filepath.ToSlash(crd.Filename), crd.File.Data)
@@ -139,7 +141,7 @@ func (opt Options) helmObjects(ch *chart.Chart, chartDir string, files map[strin
 		out = append(out, objs...)
 	}
 	for _, h := range hooks {
-		if opt.skip.hooks || opt.skip.tests && slices.ContainsFunc(h.Events, func(e release.HookEvent) bool { return e == release.HookTest }) {
+		if opt.skip.hooks || (opt.skip.tests || opt.SkipTests) && slices.ContainsFunc(h.Events, func(e release.HookEvent) bool { return e == release.HookTest }) {
 			continue
 		}
 		objs, err := docs.decode(h.Path, h.Manifest)
@@ -197,6 +199,12 @@ func shorten(msg string) string {
 	return fmt.Sprintf("%s ... [%d bytes left out] ... %s", msg[:half], len(msg)-2*half, msg[len(msg)-half:])
 }
 
+// CheckKubeVersion refuses a kube version .Capabilities cannot hold.
+func CheckKubeVersion(v string) error {
+	_, err := capabilities(v, nil)
+	return err
+}
+
 // capabilities builds .Capabilities like `helm template --kube-version
 // --api-versions` does.
 func capabilities(kubeVersion string, apiVersions []string) (*common.Capabilities, error) {
@@ -219,6 +227,9 @@ func capabilities(kubeVersion string, apiVersions []string) (*common.Capabilitie
 func mergeValues(opt Options) (map[string]any, error) {
 	base := map[string]any{}
 	for _, f := range opt.ValuesFiles {
+		if opt.IgnoreMissingValueFiles && missingInRepo(opt, f) {
+			continue
+		}
 		data, err := readValuesFile(opt, f, "values file ")
 		if err != nil {
 			return nil, err
@@ -280,10 +291,18 @@ func mergeValues(opt Options) (map[string]any, error) {
 	return base, nil
 }
 
-// readValuesFile reads a file named relative to the chart, inside the
-// repository and within the render's byte budget.
+// readValuesFile reads a file named relative to the chart, or $REF/PATH
+// relative to Refs[REF], inside that root and within the render's budget.
 func readValuesFile(opt Options, f, what string) ([]byte, error) {
-	p, err := valuesFilePath(opt.RepoRoot, opt.Dir, f)
+	root, dir, name, base := opt.RepoRoot, opt.Dir, f, "the chart directory"
+	if ref, refRoot, rest := opt.ref(f); ref != "" {
+		real, err := realPath(refRoot)
+		if err != nil {
+			return nil, fmt.Errorf("%s%q: ref %s: %w", what, f, ref, err)
+		}
+		root, dir, name, base = real, real, rest, "the root of the repository of ref "+ref
+	}
+	p, err := valuesFilePath(root, dir, name, base)
 	if err != nil {
 		return nil, err
 	}
@@ -294,9 +313,35 @@ func readValuesFile(opt Options, f, what string) ([]byte, error) {
 	return data, nil
 }
 
+// missingInRepo says whether the values file f names a path inside the
+// repository where nothing is: what Argo CD's ignoreMissingValueFiles
+// leaves out.
+func missingInRepo(opt Options, f string) bool {
+	root, dir := opt.RepoRoot, opt.Dir
+	if ref, refRoot, rest := opt.ref(f); ref != "" {
+		root, dir, f = refRoot, refRoot, rest
+	}
+	if f == "" || strings.Contains(f, "://") || filepath.IsAbs(f) {
+		return false
+	}
+	p := filepath.Join(dir, filepath.FromSlash(f))
+	_, err := os.Lstat(p)
+	return within(root, p) && errors.Is(err, fs.ErrNotExist)
+}
+
+// ref splits a values file $REF/PATH whose REF is one of Refs into the
+// ref, its root and PATH; ref is "" for any other file.
+func (opt Options) ref(f string) (ref, root, rest string) {
+	name, rest, ok := strings.Cut(strings.TrimPrefix(f, "$"), "/")
+	if !ok || !strings.HasPrefix(f, "$") || opt.Refs[name] == "" {
+		return "", "", ""
+	}
+	return name, opt.Refs[name], rest
+}
+
 // valuesFilePath resolves a values file given relative to the chart and
 // refuses anything that is not a local file inside the repository.
-func valuesFilePath(root, dir, f string) (string, error) {
+func valuesFilePath(root, dir, f, base string) (string, error) {
 	if f == "" {
 		return "", fmt.Errorf("values file: empty name")
 	}
@@ -304,7 +349,7 @@ func valuesFilePath(root, dir, f string) (string, error) {
 		return "", fmt.Errorf("values file %q: %w: only files in the repository can be used (no network access)", f, ErrRemote)
 	}
 	if filepath.IsAbs(f) {
-		return "", fmt.Errorf("values file %q: absolute paths are not allowed; give the path relative to the chart directory %s", f, rel(root, dir))
+		return "", fmt.Errorf("values file %q: absolute paths are not allowed; give the path relative to %s %s", f, base, rel(root, dir))
 	}
 	p := filepath.Join(dir, filepath.FromSlash(f))
 	if !within(root, p) {
@@ -315,7 +360,7 @@ func valuesFilePath(root, dir, f string) (string, error) {
 		if !strings.Contains(err.Error(), "not found") {
 			return "", err
 		}
-		return "", fmt.Errorf("values file %q not found (looked for %s; paths are relative to the chart directory)", f, rel(root, p))
+		return "", fmt.Errorf("values file %q not found (looked for %s; paths are relative to %s)", f, rel(root, p), base)
 	}
 	if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("values file %q is not a regular file", f)

@@ -241,3 +241,30 @@ func TestHelmSchemaReferences(t *testing.T) {
 	mkfile(t, filepath.Join(tmp, "values.schema.json"), `{"properties": {"name": {"$ref": "file:///etc/passwd"}}}`)
 	renderErr(t, Options{Dir: tmp, RepoRoot: tmp, Helm: settings.Helm{ReleaseName: "r"}}, "/etc/passwd", "outside the repository root")
 }
+
+// A values file $REF/PATH is read from Refs[REF], and stays inside it: a
+// chart outside the repository takes values files of the repository.
+func TestHelmRefValuesFiles(t *testing.T) {
+	refs := t.TempDir()
+	if err := os.WriteFile(filepath.Join(refs, "prod.yaml"), []byte("config: {greeting: from-ref}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opt := appOptions(t)
+	opt.Refs = map[string]string{"values": refs}
+	opt.ValuesFiles = []string{"$values/prod.yaml"}
+	cm := find(t, render(t, opt), "ConfigMap", "rel-app-config")
+	if got := cm.Data["data"].(map[string]any)["greeting"]; got != "from-ref" {
+		t.Errorf("greeting %v, want the $values file's", got)
+	}
+	opt.ValuesFiles = []string{"$values/../prod.yaml"}
+	renderErr(t, opt, `values file "../prod.yaml" is outside the repository root`)
+	opt.ValuesFiles = []string{"$values/none.yaml"}
+	renderErr(t, opt, "relative to the root of the repository of ref values")
+	opt.ValuesFiles = []string{"$other/prod.yaml"}
+	renderErr(t, opt, `values file "$other/prod.yaml" not found`)
+	// ignoreMissingValueFiles leaves out a $REF file that is not there too.
+	opt.ValuesFiles, opt.IgnoreMissingValueFiles = []string{"$values/none.yaml", "$values/prod.yaml"}, true
+	if cm := find(t, render(t, opt), "ConfigMap", "rel-app-config"); cm.Data["data"].(map[string]any)["greeting"] != "from-ref" {
+		t.Errorf("with ignoreMissingValueFiles: %v", cm.Data)
+	}
+}

@@ -46,6 +46,11 @@ type Options struct {
 	// Warn receives warnings about the rendered manifests (duplicate
 	// keys); nil: none are given.
 	Warn func(string)
+	// Refs are the roots of other sources' files by ref name: a Helm
+	// values file $NAME/PATH is PATH inside Refs[NAME] (a multi-source
+	// Application's ref), so that a chart outside the repository can take
+	// values files from it.
+	Refs map[string]string
 	// Origins sets each Kustomize object's Origin (the file it was read
 	// from) with kustomize's origin tracking, which makes the build up to
 	// 1.4x slower (BenchmarkRenderKustomize200Origins): for explain, the

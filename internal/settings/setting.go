@@ -113,6 +113,11 @@ type Helm struct {
 	SkipSchemaValidation bool     // values are not checked against the charts' values.schema.json
 	KubeVersion          string   // .Capabilities.KubeVersion: "1.30", "1.34.0" or "v1.34.0"
 	APIVersions          []string // extra .Capabilities.APIVersions: "group/version" or "group/version/Kind"
+	// Set by an Application's source (helm.skipCrds, skipTests,
+	// ignoreMissingValueFiles), which Argo CD turns into helm's flags.
+	SkipCRDs                bool // the chart's crds/ left out (helm --skip-crds; Argo CD otherwise passes --include-crds)
+	SkipTests               bool // test hooks left out (helm --skip-tests)
+	IgnoreMissingValueFiles bool // a values file that does not exist is left out instead of failing
 }
 
 // Chosen reports whether any setting a user gives per chart was given

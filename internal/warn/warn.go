@@ -8,6 +8,7 @@ package warn
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -91,7 +92,13 @@ func (l *List) kind(k Kind) *count {
 }
 
 // Merge adds the warnings of o, those it left out counted as left out.
-func (l *List) Merge(o *List) {
+func (l *List) Merge(o *List) { l.merge(o, false) }
+
+// MergeNew is Merge without the warnings l already keeps: what several
+// parts of one run each said once is said once.
+func (l *List) MergeNew(o *List) { l.merge(o, true) }
+
+func (l *List) merge(o *List, unique bool) {
 	if o == nil || o == l {
 		return
 	}
@@ -106,7 +113,9 @@ func (l *List) Merge(o *List) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, e := range kept {
-		l.add(e.kind, e.msg)
+		if !unique || !slices.Contains(l.kept, e) {
+			l.add(e.kind, e.msg)
+		}
 	}
 	for _, k := range order {
 		l.kind(k).left += left[k]

@@ -2,6 +2,7 @@ package warn
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -77,5 +78,19 @@ func TestWriteQuotes(t *testing.T) {
 	}
 	if last := got[PerKind]; last != "... and 140 more messages logged by Helm or kustomize" {
 		t.Errorf("count line %q", last)
+	}
+}
+
+// MergeNew keeps one of each warning several parts of a run gave.
+func TestMergeNew(t *testing.T) {
+	var run, a, b List
+	run.Add(General, "first")
+	a.Add(General, "release x is newer than checked", "a's own")
+	b.Add(General, "release x is newer than checked", "b's own")
+	run.MergeNew(&a)
+	run.MergeNew(&b)
+	want := []string{"first", "release x is newer than checked", "a's own", "b's own"}
+	if got := run.Lines(); !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
