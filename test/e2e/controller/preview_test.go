@@ -49,9 +49,15 @@ func TestPreviewParity(t *testing.T) {
 	delete(head, "removed.txt")
 	revs := map[string]string{"base": base, "head": r.commit(t, "head", head)}
 
+	// A cluster's version as a managed cluster reports it (a vendor's
+	// suffix, which the repo-server leaves out) and API versions, given to
+	// preview and to every request: the charts' templates read them (one is
+	// gated on CloudNativePG's Cluster).
+	kubeVersion, apiVersions := "v1.37.0-eks-4b2c1a7", []string{"postgresql.cnpg.io/v1", "postgresql.cnpg.io/v1/Cluster"}
 	out := t.TempDir()
 	cmd := exec.Command(binary, "preview", "--base", revs["base"], "--head", revs["head"],
-		"--repo-url", "https://github.com/example/gitops.git", "--output-dir", out)
+		"--repo-url", "https://github.com/example/gitops.git", "--output-dir", out,
+		"--kube-version", kubeVersion, "--api-versions", strings.Join(apiVersions, ","))
 	cmd.Dir = r.dir
 	if msg, err := cmd.CombinedOutput(); cmd.ProcessState.ExitCode() != 3 {
 		t.Fatalf("preview: %v\n%s", err, msg)
@@ -63,9 +69,6 @@ func TestPreviewParity(t *testing.T) {
 	}
 	defer closer.Close()
 
-	// What the controller passes from the cluster (Kubernetes 1.37.0), and
-	// what preview used: Helm's default API versions, no operator's.
-	kubeVersion, apiVersions := "1.37.0", []string(nil)
 	compared := 0
 	for side, rev := range revs {
 		files, err := r.git("ls-tree", "-r", "--name-only", rev)
@@ -122,8 +125,8 @@ func TestPreviewParity(t *testing.T) {
 			compared++
 		}
 	}
-	if compared != 16 {
-		t.Errorf("compared %d Applications' manifests, want the test repository's 16 (8 per revision)", compared)
+	if compared != 18 {
+		t.Errorf("compared %d Applications' manifests, want the test repository's 18 (9 per revision)", compared)
 	}
 }
 
