@@ -152,7 +152,9 @@ func (a *Audit) resolve(root, this string, src *argocd.Source, refs map[string]*
 	if dir, why, err = a.sourceDir(root, src); dir == "" || err != nil {
 		return "", h, d, why, err
 	}
-	h, d = a.settings(src)
+	if h, d, err = a.settings(src); err != nil {
+		return "", h, d, "", err
+	}
 	h.ValuesFiles = slices.Clone(h.ValuesFiles)
 	for i, f := range h.ValuesFiles {
 		name, rest, why, err := a.valuesRef(src, f, this, refs)
@@ -194,15 +196,21 @@ func (a *Audit) valuesRef(src *argocd.Source, f, this string, refs map[string]*a
 // settings are src's Helm and directory settings as the repo-server
 // renders them here: its revision substituted, the clusters' capabilities
 // where the Application sets none.
-func (a *Audit) settings(src *argocd.Source) (settings.Helm, settings.Directory) {
+func (a *Audit) settings(src *argocd.Source) (settings.Helm, settings.Directory, error) {
 	h, d := argocd.Settings(src, a.revision)
 	if a.capabilities != nil && len(h.APIVersions) == 0 {
 		h.APIVersions = a.capabilities(a.refs())
 	}
 	if h.KubeVersion == "" {
 		h.KubeVersion = a.kubeVersion
+	} else {
+		kv, err := argocd.KubeVersion(h.KubeVersion)
+		if err != nil {
+			return h, d, fmt.Errorf("%s: %s.helm.kubeVersion %q: %w", src.Where, src.Field, h.KubeVersion, err)
+		}
+		h.KubeVersion = kv
 	}
-	return h, d
+	return h, d, nil
 }
 
 // elsewhere says why src is not in this repository (this: its URL, ""

@@ -320,7 +320,10 @@ func (a *Audit) renderRemote(ctx context.Context, env *Env, cache *flagEngine, r
 	if why := unsupported(src); why != "" {
 		return nil, nil, why, nil
 	}
-	h, d := a.settings(src)
+	h, d, err := a.settings(src)
+	if err != nil {
+		return nil, nil, "", err
+	}
 	roots := map[string]string{}
 	for _, f := range h.ValuesFiles {
 		name, _, why, err := a.valuesRef(src, f, this, refs)

@@ -55,7 +55,8 @@ type Preview struct {
 	AllowRemoteCharts bool
 	ChartCache        string
 
-	appSetProg string // AppSetGenerator as found; "": none
+	appSetProg  string // AppSetGenerator as found; "": none
+	kubeVersion string // KubeVersion as the repo-server reads it
 	// rendered keeps each Application rendered by its inputsKey: the
 	// head revision renders only what the base did not.
 	rendered map[string]rendered
@@ -80,13 +81,17 @@ func (p *Preview) Run(ctx context.Context, env *Env) (*Result, error) {
 			return nil, Usagef("--fail-on %q: use %s", f, strings.Join(failOn, ", "))
 		}
 	}
-	if err := render.CheckKubeVersion(p.KubeVersion); err != nil {
+	kv, err := argocd.KubeVersion(p.KubeVersion)
+	if err == nil {
+		err = render.CheckKubeVersion(kv)
+	}
+	if err != nil {
 		return nil, Usagef("--kube-version: %v", err)
 	}
+	p.kubeVersion = kv
 	if p.ChartCache != "" && !p.AllowRemoteCharts {
 		return nil, Usagef("--chart-cache keeps the charts --allow-remote-charts downloads: give both, or neither")
 	}
-	var err error
 	if p.appSetProg, err = p.appSetGenerator(env); err != nil {
 		return nil, err
 	}
@@ -165,7 +170,7 @@ func (p *Preview) run(ctx context.Context, env *Env) (*preview.Report, error) {
 	for i := range sides {
 		s := &sides[i]
 		r := &Audit{Operators: p.Operators, Rendering: Rendering{RepoRoot: s.dir}, RepoURL: this, asArgoCD: true,
-			kubeVersion: p.KubeVersion, revision: s.rev.Commit, charts: charts, capabilities: func(refs []string) []string {
+			kubeVersion: p.kubeVersion, revision: s.rev.Commit, charts: charts, capabilities: func(refs []string) []string {
 				return append(servedAPIVersions(st, refs), p.APIVersions...)
 			}}
 		if s.apps, err = p.side(ctx, env, admission, r, &cache, s.dir, cm); err != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cmp-defaults/cmp-defaults/internal/argocd"
 	"github.com/cmp-defaults/cmp-defaults/internal/preview"
 )
 
@@ -289,6 +290,24 @@ func TestPreviewKubeVersion(t *testing.T) {
 	var ue UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--kube-version") {
 		t.Errorf("--kube-version one: %v", err)
+	}
+}
+
+// A kube version as a managed cluster reports it (a vendor's suffix) is
+// read as Argo CD reads it, for --kube-version and an Application's
+// helm.kubeVersion alike: v1.31.4-eks-1a2b3c4 is v1.31.4 in .Capabilities.
+func TestPreviewKubeVersionSuffix(t *testing.T) {
+	dir, environ := previewRepo(t)
+	out := t.TempDir()
+	runPreview(t, &Preview{Base: "HEAD~1", Head: "HEAD", KubeVersion: "v1.31.4-eks-1a2b3c4", OutputDir: out}, dir, environ)
+	if b, err := os.ReadFile(filepath.Join(out, "head", "argocd_web.yaml")); err != nil || !bytes.Contains(b, []byte("kube: v1.31.4\n")) {
+		t.Errorf("head/argocd_web.yaml lacks kube: v1.31.4 (%v):\n%s", err, b)
+	}
+	for v, want := range map[string]string{"v1.33.0+k3s1": "1.33.0", "1.33.2-gke.100": "1.33.2", "1.33": "1.33", "1": "", "one": ""} {
+		h, _, err := (&Audit{kubeVersion: "1.31.4"}).settings(&argocd.Source{KubeVersion: v})
+		if want == "" && err == nil || want != "" && (err != nil || h.KubeVersion != want) {
+			t.Errorf("helm.kubeVersion %q: %q, %v; want %q", v, h.KubeVersion, err, want)
+		}
 	}
 }
 

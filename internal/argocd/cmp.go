@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/version"
+
 	"github.com/cmp-defaults/cmp-defaults/internal/cmpenv"
 	"github.com/cmp-defaults/cmp-defaults/internal/manifest"
 	"github.com/cmp-defaults/cmp-defaults/internal/settings"
@@ -36,6 +38,20 @@ func Envsubst(s string, env map[string]string) string {
 		}
 		return env[name]
 	})
+}
+
+// KubeVersion is a Kubernetes version as the repo-server passes it to Helm
+// and to a plugin's KUBE_VERSION: the numbers only, without the leading v
+// or a vendor's suffix ("v1.30.4-eks-1a2b3c4" is "1.30.4"). "" stays "".
+func KubeVersion(v string) (string, error) {
+	if v == "" {
+		return "", nil
+	}
+	kv, err := version.ParseGeneric(v)
+	if err != nil {
+		return "", err
+	}
+	return kv.String(), nil
 }
 
 // Settings are the Application's Helm settings and directory

@@ -42,6 +42,21 @@ func TestSettings(t *testing.T) {
 	}
 }
 
+// The repo-server passes a kube version to Helm and to a plugin without
+// its v and vendor suffix, and refuses one that is not major.minor[.patch].
+func TestKubeVersion(t *testing.T) {
+	for v, want := range map[string]string{"": "", "1.30": "1.30", "v1.30.4": "1.30.4", "v1.30.4-eks-1a2b3c4": "1.30.4", "v1.29.2+k3s1": "1.29.2", "1.28.3-gke.100": "1.28.3"} {
+		if got, err := KubeVersion(v); err != nil || got != want {
+			t.Errorf("KubeVersion(%q) = %q, %v; want %q", v, got, err, want)
+		}
+	}
+	for _, v := range []string{"1", "one", "v"} {
+		if got, err := KubeVersion(v); err == nil {
+			t.Errorf("KubeVersion(%q) = %q, want an error", v, got)
+		}
+	}
+}
+
 func TestAddConfigMaps(t *testing.T) {
 	var f Found
 	if err := f.addConfigMaps("cm.yaml", []manifest.Object{{Data: map[string]any{"kind": "Secret"}}}); err == nil {

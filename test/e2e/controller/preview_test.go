@@ -28,13 +28,14 @@ import (
 // Parity of preview with Argo CD: for every Application of preview's test
 // repository, at both revisions, the manifests 'preview --output-dir'
 // writes equal what Argo CD v3.6.1's repo-server generates for it (through
-// the CMP server and cmp-defaults for a plugin source). Directory, plugin
-// and Kustomize sources, the last with a kustomize program built here
-// (5.8.2: Argo CD v3.6.1 ships 5.8.3, one of whose dependencies the module
-// proxy does not serve); Helm sources need its helm program, which the
-// suite does not build (3 minutes of a cold CI).
+// the CMP server and cmp-defaults for a plugin source). Directory, plugin,
+// Kustomize and Helm sources, the last two with programs built here from
+// the module proxy: helm 4.3.1, the one Argo CD v3.6.1 ships, and
+// kustomize 5.8.2 (it ships 5.8.3, one of whose dependencies the proxy
+// does not serve).
 func TestPreviewParity(t *testing.T) {
 	installKustomize(t)
+	installHelm(t)
 	src := filepath.Join(repoRoot(), "internal", "action", "testdata", "preview")
 	r, err := newGitRepo(filepath.Join(tmpRoot, "preview-git"))
 	if err != nil {
@@ -48,9 +49,15 @@ func TestPreviewParity(t *testing.T) {
 	delete(head, "removed.txt")
 	revs := map[string]string{"base": base, "head": r.commit(t, "head", head)}
 
+	// A cluster's version as a managed cluster reports it (a vendor's
+	// suffix, which the repo-server leaves out) and API versions, given to
+	// preview and to every request: the charts' templates read them (one is
+	// gated on CloudNativePG's Cluster).
+	kubeVersion, apiVersions := "v1.37.0-eks-4b2c1a7", []string{"postgresql.cnpg.io/v1", "postgresql.cnpg.io/v1/Cluster"}
 	out := t.TempDir()
 	cmd := exec.Command(binary, "preview", "--base", revs["base"], "--head", revs["head"],
-		"--repo-url", "https://github.com/example/gitops.git", "--output-dir", out)
+		"--repo-url", "https://github.com/example/gitops.git", "--output-dir", out,
+		"--kube-version", kubeVersion, "--api-versions", strings.Join(apiVersions, ","))
 	cmd.Dir = r.dir
 	if msg, err := cmd.CombinedOutput(); cmd.ProcessState.ExitCode() != 3 {
 		t.Fatalf("preview: %v\n%s", err, msg)
@@ -80,28 +87,36 @@ func TestPreviewParity(t *testing.T) {
 			if !strings.Contains(text, "kind: Application\n") || yaml.Unmarshal([]byte(text), &app) != nil || app.Kind != "Application" {
 				continue
 			}
-			source := app.Spec.GetSource()
-			if kind := sourceKind(t, r, rev, source.Path); kind != "" {
-				t.Logf("%s %s: a %s source, not compared", side, app.Name, kind)
-				continue
-			}
-			source.RepoURL, source.TargetRevision = r.url, rev
-			res, err := client.GenerateManifest(context.Background(), &repoapiclient.ManifestRequest{
-				Repo: &v1alpha1.Repository{Repo: r.url}, Revision: rev, ApplicationSource: &source,
-				AppName: app.Name, Namespace: app.Spec.Destination.Namespace, NoCache: true,
-				ProjectName: "default", ProjectSourceRepos: []string{"*"},
-			})
-			if err != nil {
-				t.Errorf("%s %s: repo-server: %v", side, app.Name, err)
-				continue
+			// Each source as the controller asks for it: the refs of this
+			// repository at the same revision, and a ref-only source too.
+			refs := map[string]*v1alpha1.RefTarget{}
+			sources := app.Spec.GetSources()
+			for _, s := range sources {
+				if s.Ref != "" {
+					refs["$"+s.Ref] = &v1alpha1.RefTarget{Repo: v1alpha1.Repository{Repo: r.url}, TargetRevision: rev}
+				}
 			}
 			var argoObjs []map[string]any
-			for _, m := range res.Manifests {
-				var o map[string]any
-				if err := json.Unmarshal([]byte(m), &o); err != nil {
-					t.Fatal(err)
+			for _, source := range sources {
+				source.RepoURL, source.TargetRevision = r.url, rev
+				res, err := client.GenerateManifest(context.Background(), &repoapiclient.ManifestRequest{
+					Repo: &v1alpha1.Repository{Repo: r.url}, Revision: rev, ApplicationSource: &source,
+					AppName: app.Name, Namespace: app.Spec.Destination.Namespace, NoCache: true,
+					KubeVersion: kubeVersion, ApiVersions: apiVersions,
+					HasMultipleSources: app.Spec.HasMultipleSources(), RefSources: refs,
+					ProjectName: "default", ProjectSourceRepos: []string{"*"},
+				})
+				if err != nil {
+					t.Errorf("%s %s: repo-server: %v", side, app.Name, err)
+					continue
 				}
-				argoObjs = append(argoObjs, redacted(o))
+				for _, m := range res.Manifests {
+					var o map[string]any
+					if err := json.Unmarshal([]byte(m), &o); err != nil {
+						t.Fatal(err)
+					}
+					argoObjs = append(argoObjs, redacted(o))
+				}
 			}
 			ours := readStream(t, filepath.Join(out, side, "argocd_"+app.Name+".yaml"))
 			if d := sameObjects(argoObjs, ours); d != "" {
@@ -110,42 +125,38 @@ func TestPreviewParity(t *testing.T) {
 			compared++
 		}
 	}
-	if compared != 12 {
-		t.Errorf("compared %d Applications' manifests, want the test repository's 12 of directory, plugin and Kustomize sources (6 per revision)", compared)
+	if compared != 18 {
+		t.Errorf("compared %d Applications' manifests, want the test repository's 18 (9 per revision)", compared)
 	}
-}
-
-// sourceKind is "Helm" for a chart's path at rev, "" for another source.
-func sourceKind(t *testing.T, r *gitRepo, rev, path string) string {
-	t.Helper()
-	files, err := r.git("ls-tree", "--name-only", rev+":"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range strings.Fields(files) {
-		switch f {
-		case "Chart.yaml":
-			return "Helm"
-		}
-	}
-	return ""
 }
 
 // installKustomize puts a kustomize program on the PATH the repo-server
 // runs it from, built from the Go module proxy.
 func installKustomize(t *testing.T) {
+	goInstall(t, "kustomize-bin", "sigs.k8s.io/kustomize/kustomize/v5@v5.8.2")
+}
+
+// installHelm puts the helm program Argo CD v3.6.1 ships (4.3.1) on the
+// PATH the repo-server runs it from, built from the Go module proxy.
+func installHelm(t *testing.T) {
+	goInstall(t, "helm-bin", "helm.sh/helm/v4/cmd/helm@v4.3.1")
+}
+
+// goInstall builds a program with this suite's toolchain (Go 1.27), in its
+// own module graph: as released, not with the Kubernetes and other versions
+// Argo CD pins here. It puts the program's directory first on the PATH.
+func goInstall(t *testing.T, dir, pkg string) {
 	t.Helper()
-	bin := filepath.Join(tmpRoot, "kustomize-bin")
-	// This suite's toolchain (Go 1.27, which kustomize 5.8 needs), its own module graph.
+	bin := filepath.Join(tmpRoot, dir)
 	goEnv := append(os.Environ(), "GOMODCACHE="+modCache, "GOCACHE="+goCache, "GOBIN="+bin, "GOFLAGS=")
 	goCmd, err := e2ekit.LookPath("go", goEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	install := exec.Command(goCmd, "install", "sigs.k8s.io/kustomize/kustomize/v5@v5.8.2")
+	install := exec.Command(goCmd, "install", pkg)
 	install.Dir, install.Env = tmpRoot, goEnv
 	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("go install kustomize: %v\n%s", err, out)
+		t.Fatalf("go install %s: %v\n%s", pkg, err, out)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
