@@ -108,6 +108,10 @@ func startServer(t *testing.T) *server {
 	ts := servers.StartKubeAPIServer(t, "e2e", etcdURL, tokens)
 
 	s := &server{cfg: rest.CopyConfig(ts.ClientConfig)}
+	// Argo CD's controller talks to a cluster at QPS 50, burst 100
+	// (ARGOCD_K8S_CLIENT_QPS, ARGOCD_K8S_CLIENT_BURST); client-go's default
+	// of 5 made the suite wait on its own rate limiter.
+	s.cfg.QPS, s.cfg.Burst = 50, 100
 	s.host = "https://127.0.0.1:" + strconv.Itoa(ts.ServerOpts.SecureServing.BindPort)
 	s.kubeconfig = filepath.Join(dir, "kubeconfig")
 	kc := fmt.Sprintf(`apiVersion: v1
