@@ -56,10 +56,16 @@ var tektonPipelines = &webhookOperator{
 		{path: `taskSpec\.spec$`, reason: "an embedded task's spec: null, written by the webhook's Go types; no mutation fills a null"},
 		{path: `\.timeout$`, rewrite: true, reason: "a duration written otherwise than Go prints it (30m, 1h) is stored as Go prints it (30m0s, 1h0m0s): write it so in Git"},
 	},
-	// The newest patch of the lines v1.6 to v1.14 (and v1.13.0, v1.14.0),
-	// and v1.15.0 (go.mod):
-	// cmd/webhook's types and conversions are the same at each of them.
+	// Releases of v1.0.4 to v1.14.1 (v1.3.6 from its source at the tag,
+	// which the proxy does not serve) and v1.15.0 (go.mod): cmd/webhook's
+	// types and conversions are the same at each of them.
 	releases: []webhookRelease{
+		{modfile: "go.v1.0.4.mod"},
+		{modfile: "go.v1.1.0.mod"},
+		{modfile: "go.v1.2.1.mod"},
+		{modfile: "go.v1.3.6.mod"},
+		{modfile: "go.v1.4.0.mod"},
+		{modfile: "go.v1.5.0.mod"},
 		{modfile: "go.v1.6.6.mod"},
 		{modfile: "go.v1.7.0.mod"},
 		{modfile: "go.v1.9.6.mod"},
