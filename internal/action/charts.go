@@ -290,27 +290,6 @@ func digestMatches(b []byte, digest string) bool {
 	return strings.EqualFold(hex.EncodeToString(sum[:]), strings.TrimPrefix(digest, "sha256:"))
 }
 
-// writeAtomic writes b to p by a rename in dir, so that another run
-// sharing the cache never reads half an archive.
-func writeAtomic(dir, p string, b []byte) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".part-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), p)
-}
-
 // renderRemote renders the chart of a Helm repository of src as Argo CD
 // does: downloaded, with the Application's Helm settings; a values file
 // $REF/PATH comes from the repository root of the source with ref REF

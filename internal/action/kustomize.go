@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -88,25 +87,9 @@ func kustomizeOverlay(root, dir string, src *argocd.Source, env map[string]strin
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return "", err
-	}
-	// Renamed into place: two Applications with the same source and
-	// settings render at once, and neither may read a half-written file.
-	f, err := os.CreateTemp(out, ".kustomization-*")
-	if err != nil {
-		return "", err
-	}
-	_, werr := f.Write(y)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), filepath.Join(out, "kustomization.yaml"))
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return "", fmt.Errorf("writing the kustomization of %s.kustomize: %w", src.Field, werr)
+	// Two Applications with the same source and settings render at once.
+	if err := writeAtomic(out, filepath.Join(out, "kustomization.yaml"), y); err != nil {
+		return "", fmt.Errorf("writing the kustomization of %s.kustomize: %w", src.Field, err)
 	}
 	return out, nil
 }

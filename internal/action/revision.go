@@ -196,3 +196,25 @@ func copyTree(src, dst string) error {
 		return writeFile(to, f, fi.Size(), fi.Mode().Perm()|0o600)
 	})
 }
+
+// writeAtomic writes b to p (in dir, made if need be) by a rename, so
+// that nobody reads half of it: a run sharing the chart cache, or an
+// Application rendering at the same time as another.
+func writeAtomic(dir, p string, b []byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".part-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), p)
+}
