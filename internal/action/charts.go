@@ -250,7 +250,7 @@ func (rc *remoteCharts) get(ctx context.Context, u string, max int64) ([]byte, e
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-		return nil, fmt.Errorf("GET %s: %s: the repository wants credentials, and preview sends none (Argo CD's repository credentials are not available to it): public repositories only; render this chart yourself (helm template) and audit the output with --manifests", u, resp.Status)
+		return nil, fmt.Errorf("GET %s: %s: %s", u, resp.Status, credentialsWanted("repository", "repositories"))
 	case resp.StatusCode != http.StatusOK:
 		return nil, fmt.Errorf("GET %s: %s", u, resp.Status)
 	case resp.ContentLength > max:
@@ -264,6 +264,12 @@ func (rc *remoteCharts) get(ctx context.Context, u string, max int64) ([]byte, e
 		return nil, fmt.Errorf("GET %s: more than the %d MiB allowed", u, max>>20)
 	}
 	return b, nil
+}
+
+// credentialsWanted says what to do when a repository or registry (what,
+// and its plural) refuses an anonymous request.
+func credentialsWanted(what, plural string) string {
+	return "the " + what + " wants credentials, and preview sends none (Argo CD's repository credentials are not available to it): public " + plural + " only; render this chart yourself (helm template) and audit the output with --manifests"
 }
 
 // readBounded reads the file p of at most max bytes.

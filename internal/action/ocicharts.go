@@ -118,7 +118,7 @@ func pullChart(ctx context.Context, r *remote.Repository, tag string) ([]byte, e
 func ociError(err error) error {
 	var e *errcode.ErrorResponse
 	if errors.As(err, &e) && (e.StatusCode == http.StatusUnauthorized || e.StatusCode == http.StatusForbidden) {
-		return fmt.Errorf("%w: the registry wants credentials, and preview sends none (Argo CD's repository credentials are not available to it): public registries only; render this chart yourself (helm template) and audit the output with --manifests", err)
+		return fmt.Errorf("%w: %s", err, credentialsWanted("registry", "registries"))
 	}
 	return err
 }
