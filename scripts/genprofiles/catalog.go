@@ -29,6 +29,11 @@ type entry struct {
 	Paths      []pathSpec   `yaml:"paths"`
 	Webhooks   *webhookSpec `yaml:"webhooks"`
 	Conversion []conversion `yaml:"conversion"`
+	// MutationsOnly: the entry is an optional webhook of an operator, a
+	// component users select next to the operator's release. Its profiles
+	// hold the kinds its webhook matches and the mutations learned from
+	// its code, no schema defaults (the operator's own profiles have them).
+	MutationsOnly bool `yaml:"mutationsOnly"`
 }
 
 // conversion is the conversion strategy the operator's install sets on its
@@ -104,6 +109,9 @@ func (e *entry) validate() error {
 	}
 	if e.Webhooks != nil && (e.Webhooks.Manifest == "" || e.Source != "mirror") {
 		return fmt.Errorf("webhooks needs a manifest and a mirror source")
+	}
+	if e.MutationsOnly && (e.Webhooks == nil || e.Webhooks.Module == "") {
+		return fmt.Errorf("mutationsOnly needs webhooks with a manifest and the module its mutations are learned from")
 	}
 	for i, c := range e.Conversion {
 		if c.From == "" || (c.Strategy != operators.ConversionNone && c.Strategy != operators.ConversionWebhook) {

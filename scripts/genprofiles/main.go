@@ -244,6 +244,9 @@ func indexFile(e *entry, rels []release, points []string, hooks []operators.Webh
 	if len(e.Paths) > 0 {
 		source = e.describe()
 	}
+	if e.MutationsOnly {
+		source = e.Repository + " " + e.Webhooks.Manifest + ", the mutations learned from " + e.Webhooks.Module
+	}
 	ix := operators.Index{APIVersion: operators.APIVersion, Kind: operators.KindIndex, Operator: e.Name,
 		Source: source + " (every release below was checked)", Webhooks: hooks}
 	for _, r := range rels {

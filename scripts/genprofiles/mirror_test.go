@@ -459,3 +459,67 @@ func TestAddLearnedKindWithoutDefaults(t *testing.T) {
 		t.Errorf("a kind the CRDs do not serve: %v", err)
 	}
 }
+
+// An optional webhook's entry (mutationsOnly) keeps the kinds its webhook
+// matches, with the mutations learned for a release and no schema
+// defaults: its profiles are selected next to the operator's own.
+func TestMutationsOnly(t *testing.T) {
+	const file = "config/webhook/manifests.yaml"
+	widgets := strings.NewReplacer("gizmos", "widgets", "Gizmo", "Widget").Replace(gizmoCRD("example.com", "Fast"))
+	tree := map[string]string{"crds/gizmos.yaml": gizmoCRD("example.com", "Slow"), "crds/widgets.yaml": widgets, file: webhookManifest(map[string]string{"mgizmo": "gizmos"})}
+	git := testMirror(t, []string{"v1.0.0", "v1.1.0"}, map[string]map[string]string{"v1.0.0": tree, "v1.1.0": tree})
+	learnedDir := t.TempDir()
+	f := filepath.Join(learnedDir, "gizmo-webhook", "v1.1.0.yaml")
+	if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	learned := "apiVersion: cmp-defaults.io/v1alpha1\nkind: OperatorProfile\noperator: gizmo-webhook\nversion: v1.1.0\nlearned: {cluster: test, serverVersion: v1.37.0, module: example.com/gizmo@v1.1.0, objects: 1}\n" +
+		"resources:\n  - {group: example.com, version: v1, kind: Gizmo, mutations: [{path: .metadata.annotations.checked, value: \"true\"}]}\n"
+	if err := os.WriteFile(f, []byte(learned), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := entry{Name: "gizmo-webhook", Repository: "github.com/example/gizmo", Groups: []string{"example.com"}, Source: "mirror", Mirror: "example+gizmo",
+		Tags:          tagFilter{Pattern: `^v[0-9]+\.[0-9]+\.[0-9]+$`, From: "v1.0.0", To: "v1.1.0"},
+		Paths:         []pathSpec{{From: "v1.0.0", Dir: "crds"}},
+		Webhooks:      &webhookSpec{Manifest: file},
+		MutationsOnly: true,
+	}
+	if err := e.validate(); err == nil || !strings.Contains(err.Error(), "mutationsOnly needs") {
+		t.Errorf("mutationsOnly without a module: %v", err)
+	}
+	e.Webhooks.Module = "example.com/gizmo"
+	if err := e.validate(); err != nil {
+		t.Fatal(err)
+	}
+	files, err := generateMirror(&e, newMirror(git), learnedDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := operators.ParseIndex("index.yaml", files["index.yaml"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range ix.Releases {
+		p, err := operators.ParseProfile(r.Profile, files[r.Profile+".yaml"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kinds []string
+		for _, res := range p.Resources {
+			kinds = append(kinds, fmt.Sprintf("%s webhook=%s defaults=%d mutations=%d", res.Kind, res.Webhook, len(res.Defaults), len(res.Mutations)))
+		}
+		state, _ := operators.WebhookState(p, r.Mutations)
+		got[r.Version] = strings.Join(kinds, "; ") + " (" + state + ")"
+	}
+	want := map[string]string{
+		"v1.0.0": "Gizmo webhook=mgizmo defaults=0 mutations=0 (unknown)",
+		"v1.1.0": "Gizmo webhook=mgizmo defaults=0 mutations=1 (learned)",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("profiles:\n got %v\nwant %v", got, want)
+	}
+	if !strings.HasPrefix(ix.Source, "github.com/example/gizmo config/webhook/manifests.yaml, the mutations learned from example.com/gizmo") {
+		t.Errorf("index source: %s", ix.Source)
+	}
+}
