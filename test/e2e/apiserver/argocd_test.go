@@ -455,6 +455,24 @@ func content(t *testing.T, obj *unstructured.Unstructured) map[string]any {
 	return out
 }
 
+// annotationDiff lists the annotations got has and want lacks or has
+// otherwise, but those kubectl's client-side apply writes.
+func annotationDiff(want, got *unstructured.Unstructured) []change {
+	w := want.GetAnnotations()
+	var cs []change
+	for k, v := range got.GetAnnotations() {
+		p := `.metadata.annotations["` + k + `"]`
+		switch wv, ok := w[k]; {
+		case k == corev1.LastAppliedConfigAnnotation:
+		case !ok:
+			cs = append(cs, change{path: p, to: v, added: true})
+		case wv != v:
+			cs = append(cs, change{path: p, from: wv, to: v})
+		}
+	}
+	return cs
+}
+
 // contentDiff lists the changes from want to got, metadata and status aside.
 func contentDiff(t *testing.T, want, got *unstructured.Unstructured) []change {
 	t.Helper()
