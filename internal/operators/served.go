@@ -109,9 +109,23 @@ func (p *Profile) HasKind(group, kind string) bool {
 }
 
 // CoveringKind lists the operators whose newest profile has kind of group:
-// for an object of that kind when none of them is selected.
+// for an object of that kind when none of them is selected. An optional
+// webhook's profiles (mutations only) are left out: the operator they go
+// with is the one to select first.
 func (s *Store) CoveringKind(group, kind string) []string {
-	return s.covering(func(p *Profile) bool { return p.HasKind(group, kind) })
+	return s.covering(func(p *Profile) bool { return p.HasKind(group, kind) && !p.MutationsOnly() })
+}
+
+// MutationsOnly says that the profile has no schema defaults, only the
+// kinds a webhook matches and what it writes: an optional webhook's, or a
+// cluster's learned admission, selected next to an operator's release.
+func (p *Profile) MutationsOnly() bool {
+	for _, rs := range p.Resources {
+		if len(rs.Defaults) > 0 || len(rs.ReadDefaults) > 0 {
+			return false
+		}
+	}
+	return len(p.Resources) > 0
 }
 
 func (s *Store) covering(has func(*Profile) bool) []string {
