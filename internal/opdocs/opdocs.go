@@ -62,6 +62,7 @@ func Page(st *operators.Store, op string) ([]byte, error) {
 	}
 	fmt.Fprintf(&b, "\n%d releases checked, %s to %s; %d profiles (change points).\n", len(rels), rels[0].Version, rels[len(rels)-1].Version, len(profs))
 	webhooks(&b, st.Webhooks(op), profs)
+	notesSection(&b, op)
 	learnedNote(&b, rels)
 	configuredSection(&b, op, profs)
 
@@ -207,9 +208,19 @@ func webhooks(b *bytes.Buffer, hooks []operators.Webhook, profs []*operators.Pro
 			with = append(with, p.Version)
 		}
 	}
+	var files []string
+	for _, h := range hooks {
+		if f := code(h.File); !contains(files, f) {
+			files = append(files, f)
+		}
+	}
+	manifest := "The operator's install manifest (%s, read at every release checked) registers"
+	if len(files) > 1 {
+		manifest = "The operator's install manifests (%s, read at every release checked that has them) register"
+	}
 	b.WriteString("\n## Mutating webhooks\n\n")
-	fmt.Fprintf(b, "The operator's install manifest (%s, read at every release checked) registers mutating admission webhooks"+
-		" for its own kinds; they can add fields on create and update, after the CRD schema defaults.", code(hooks[0].File))
+	fmt.Fprintf(b, manifest+" mutating admission webhooks"+
+		" for its own kinds; they can add fields on create and update, after the CRD schema defaults.", strings.Join(files, ", "))
 	if mutations == 0 && len(with) > 0 {
 		fmt.Fprintf(b, " **Covered:** the CRD schema defaults of every served version, listed on this page, and"+
 			" the fields these webhooks write that the profile(s) of %s fill (their mutation rules, listed under those change points below)."+

@@ -46,17 +46,35 @@ type conversion struct {
 }
 
 // webhookSpec is where an operator's mutating admission is described: the
-// install manifest that registers its MutatingWebhookConfiguration, read at
-// each tag, and, when its defaults are learned, the Go module whose
+// install manifests that register its MutatingWebhookConfigurations, read
+// at each tag, and, when its defaults are learned, the Go module whose
 // defaulting scripts/learn-webhooks.sh serves and learns from.
 type webhookSpec struct {
-	Manifest string `yaml:"manifest"`
-	Module   string `yaml:"module"`
+	Manifest manifests `yaml:"manifest"`
+	Module   string    `yaml:"module"`
 	// RulesFromCRDs: a webhook the manifest registers without rules gets
 	// one per CRD of the release (every version, create and update), as
 	// knative.dev/pkg's reconciler writes them at run time, one per type
 	// the operator defaults, when that is every kind it defines.
 	RulesFromCRDs bool `yaml:"rulesFromCRDs"`
+}
+
+// manifests is one manifest path or a list of them (an operator whose
+// install registers its webhooks in several files, each read at each tag
+// that has it).
+type manifests []string
+
+func (m *manifests) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		*m = manifests{n.Value}
+		return nil
+	}
+	var l []string
+	if err := n.Decode(&l); err != nil {
+		return err
+	}
+	*m = l
+	return nil
 }
 
 type tagFilter struct {
@@ -107,7 +125,7 @@ func (e *entry) validate() error {
 	if e.Name == "" || e.Repository == "" || len(e.Groups) == 0 || len(e.Paths) == 0 {
 		return fmt.Errorf("name, repository, groups and paths are required")
 	}
-	if e.Webhooks != nil && (e.Webhooks.Manifest == "" || e.Source != "mirror") {
+	if e.Webhooks != nil && (len(e.Webhooks.Manifest) == 0 || slices.Contains(e.Webhooks.Manifest, "") || e.Source != "mirror") {
 		return fmt.Errorf("webhooks needs a manifest and a mirror source")
 	}
 	if e.MutationsOnly && (e.Webhooks == nil || e.Webhooks.Module == "") {

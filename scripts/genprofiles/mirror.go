@@ -212,12 +212,16 @@ func generateMirror(e *entry, m *mirror, learnedDir string) (map[string][]byte, 
 			if e.Webhooks.RulesFromCRDs {
 				ruleCRDs = all
 			}
-			hooks, ok, err := m.mutatingWebhooks(r.ref, e.Webhooks.Manifest, e.Groups, ruleCRDs)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				relHooks[r.tag] = hooks
+			var hooks []operators.Webhook
+			for _, file := range e.Webhooks.Manifest {
+				h, ok, err := m.mutatingWebhooks(r.ref, file, e.Groups, ruleCRDs)
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					hooks = append(hooks, h...)
+					relHooks[r.tag] = hooks
+				}
 			}
 			if learned, err = addLearned(learnedDir, e.Name, r.tag, all, p); err != nil {
 				return nil, err

@@ -226,20 +226,22 @@ func webhookManifest(hooks map[string]string) string {
 // The webhooks of the operator's groups are recorded in the index per run
 // of releases over which their rules stay the same, and on each release's
 // resources they match; others (Pods, validating, subresources) are not.
+// A second manifest is read at the releases that have it.
 func TestWebhooks(t *testing.T) {
-	const file = "config/webhook/manifests.yaml"
+	const file, extra = "config/webhook/manifests.yaml", "config/webhook/extra/manifests.yaml"
 	crd := gizmoCRD("example.com", "Slow")
 	trees := map[string]map[string]string{
 		"v1.0.0": {"crds/gizmos.yaml": crd},
 		"v1.1.0": {"crds/gizmos.yaml": crd, file: webhookManifest(map[string]string{"mgizmo": "gizmos"})},
 		"v1.2.0": {"crds/gizmos.yaml": crd, file: webhookManifest(map[string]string{"mgizmo": "gizmos", "mwidget": "widgets"})},
-		"v1.3.0": {"crds/gizmos.yaml": crd, file: webhookManifest(map[string]string{"mgizmo": "gizmos/scale", "mwidget": "widgets"})},
+		"v1.3.0": {"crds/gizmos.yaml": crd, file: webhookManifest(map[string]string{"mgizmo": "gizmos/scale", "mwidget": "widgets"}),
+			extra: webhookManifest(map[string]string{"mextra": "extras"})},
 	}
 	git := testMirror(t, []string{"v1.0.0", "v1.1.0", "v1.2.0", "v1.3.0"}, trees)
 	e := entry{Name: "gizmo", Repository: "github.com/example/gizmo", Groups: []string{"example.com"}, Source: "mirror", Mirror: "example+gizmo",
 		Tags:     tagFilter{Pattern: `^v[0-9]+\.[0-9]+\.[0-9]+$`, From: "v1.0.0", To: "v1.3.0"},
 		Paths:    []pathSpec{{From: "v1.0.0", Dir: "crds"}},
-		Webhooks: &webhookSpec{Manifest: file},
+		Webhooks: &webhookSpec{Manifest: manifests{file, extra}},
 	}
 	if err := e.validate(); err != nil {
 		t.Fatal(err)
@@ -257,11 +259,11 @@ func TestWebhooks(t *testing.T) {
 	for _, h := range ix.Webhooks {
 		got = append(got, fmt.Sprintf("%s %s..%s %v", h.Name, h.From, h.To, h.Rules[0].Resources))
 	}
-	want := "mgizmo v1.1.0..v1.2.0 [gizmos], mgizmo v1.3.0..v1.3.0 [gizmos/scale], mwidget v1.2.0..v1.3.0 [widgets]"
+	want := "mextra v1.3.0..v1.3.0 [extras], mgizmo v1.1.0..v1.2.0 [gizmos], mgizmo v1.3.0..v1.3.0 [gizmos/scale], mwidget v1.2.0..v1.3.0 [widgets]"
 	if strings.Join(got, ", ") != want {
 		t.Errorf("webhooks:\n got %s\nwant %s", strings.Join(got, ", "), want)
 	}
-	if ix.Webhooks[0].File != file || ix.Webhooks[0].Rules[0].Operations[1] != "UPDATE" {
+	if ix.Webhooks[0].File != extra || ix.Webhooks[1].File != file || ix.Webhooks[1].Rules[0].Operations[1] != "UPDATE" {
 		t.Errorf("index webhooks: %+v", ix.Webhooks)
 	}
 	// Each release's profile names the webhook that writes its resource.
@@ -277,7 +279,7 @@ func TestWebhooks(t *testing.T) {
 		t.Errorf("marks:\n got %s\nwant %s", g, w)
 	}
 	// A file at no release is a mistake in the catalog, not an absence.
-	e.Webhooks.Manifest = "config/webhooks/manifests.yaml"
+	e.Webhooks.Manifest = manifests{"config/webhooks/manifests.yaml"}
 	if _, err := generateMirror(&e, m, t.TempDir()); err == nil || !strings.Contains(err.Error(), "config/webhooks/manifests.yaml is at none of the releases v1.0.0..v1.3.0") {
 		t.Errorf("missing file: %v", err)
 	}
@@ -296,7 +298,7 @@ func TestWebhookRulesFromCRDs(t *testing.T) {
 		e := entry{Name: "gizmo", Repository: "github.com/example/gizmo", Groups: []string{"example.com"}, Source: "mirror", Mirror: "example+gizmo",
 			Tags:     tagFilter{Pattern: `^v[0-9]+\.[0-9]+\.[0-9]+$`, From: "v1.0.0", To: "v1.0.0"},
 			Paths:    []pathSpec{{From: "v1.0.0", Dir: "crds"}},
-			Webhooks: &webhookSpec{Manifest: file, RulesFromCRDs: fromCRDs},
+			Webhooks: &webhookSpec{Manifest: manifests{file}, RulesFromCRDs: fromCRDs},
 		}
 		if err := e.validate(); err != nil {
 			t.Fatal(err)

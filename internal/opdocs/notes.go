@@ -1,0 +1,45 @@
+package opdocs
+
+import "bytes"
+
+// notes holds, per operator, what its mutating webhooks are known to write
+// from reading their code, where the shipped profiles do not (yet) learn it:
+// what depends on the request, the operator's configuration or cluster
+// state, and settings of the operator that change what is written. It is
+// written by hand and placed after the list of webhooks.
+var notes = map[string]string{
+	"kserve": "The InferenceService defaulter (read in the code of v0.20.0) fills from the operator's ConfigMap" +
+		" `inferenceservice-config` in the `kserve` namespace, read on every request: the annotation" +
+		" `serving.kserve.io/deploymentMode` where none is written (`deploy.defaultDeploymentMode`, only when that" +
+		" is `Standard` or `ModelMesh`), and each component's container `resources` (the ConfigMap's resource" +
+		" defaults). It moves a predictor written with a framework field (`sklearn:`, `pytorch:`, ...) to" +
+		" `model.modelFormat`, sets `automountServiceAccountToken: false` unless the ConfigMap's `security` says" +
+		" otherwise, and adds local-model-cache labels and annotations when a `LocalModelCache` in the cluster" +
+		" matches the storage URI: cluster state, which no profile can fill. Until a release's defaults are learned" +
+		" these fields are unknown: `render`, `fill` and `explain` warn, and `audit` keeps rules on them.\n",
+	"openkruise": "The workload defaulters (read in the code of v1.9.0) set fields of their kinds: `replicas`," +
+		" `revisionHistoryLimit` and the update strategy (CloneSet: `type: ReCreate`, `partition: 0`, `maxUnavailable: 20%`," +
+		" `maxSurge: 0`; Advanced DaemonSet: `burstReplicas: 250` and the rolling update's fields)," +
+		" and those of CloneSet, Advanced StatefulSet, BroadcastJob, AdvancedCronJob and UnitedDeployment also write" +
+		" Kubernetes' Pod defaults into the pod template (`restartPolicy`, `dnsPolicy`, `schedulerName`, each" +
+		" container's `terminationMessagePath` and `imagePullPolicy`, ...) and PersistentVolumeClaim defaults into" +
+		" `volumeClaimTemplates`, on create and on an update that changes the template. The Advanced DaemonSet" +
+		" defaulter does not default its pod template.\n\n" +
+		"**The `TemplateNoDefaults` feature gate.** OpenKruise's GitOps guide recommends turning it on" +
+		" (`featureGates: TemplateNoDefaults=true` in the chart's values, or `--feature-gates` on the manager) because" +
+		" the pod-template defaults make Argo CD show the template OutOfSync. With the gate on, the webhooks no longer" +
+		" default pod templates or claim templates; the other fields above are still set. A profile of the release" +
+		" fills what a default installation adds (the gate off); a cluster with the gate on adds less, so learn a" +
+		" profile that replaces the release from it (`cmp-defaults profiles learn --as openkruise@VERSION`), or the" +
+		" template fields filled from the release's profile differ from what the cluster stores.\n",
+}
+
+// notesSection writes the hand-written notes of op, if any.
+func notesSection(b *bytes.Buffer, op string) {
+	n, ok := notes[op]
+	if !ok {
+		return
+	}
+	b.WriteString("\n## What the webhooks write\n\n")
+	b.WriteString(n)
+}
