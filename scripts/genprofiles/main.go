@@ -245,7 +245,7 @@ func indexFile(e *entry, rels []release, points []string, hooks []operators.Webh
 		source = e.describe()
 	}
 	if e.MutationsOnly {
-		source = e.Repository + " " + e.Webhooks.Manifest + ", the mutations learned from " + e.Webhooks.Module
+		source = e.Repository + " " + strings.Join(e.Webhooks.Manifest, ", ") + ", the mutations learned from " + e.Webhooks.Module
 	}
 	ix := operators.Index{APIVersion: operators.APIVersion, Kind: operators.KindIndex, Operator: e.Name,
 		Source: source + " (every release below was checked)", Webhooks: hooks}

@@ -483,7 +483,7 @@ func TestMutationsOnly(t *testing.T) {
 	e := entry{Name: "gizmo-webhook", Repository: "github.com/example/gizmo", Groups: []string{"example.com"}, Source: "mirror", Mirror: "example+gizmo",
 		Tags:          tagFilter{Pattern: `^v[0-9]+\.[0-9]+\.[0-9]+$`, From: "v1.0.0", To: "v1.1.0"},
 		Paths:         []pathSpec{{From: "v1.0.0", Dir: "crds"}},
-		Webhooks:      &webhookSpec{Manifest: file},
+		Webhooks:      &webhookSpec{Manifest: manifests{file}},
 		MutationsOnly: true,
 	}
 	if err := e.validate(); err == nil || !strings.Contains(err.Error(), "mutationsOnly needs") {
