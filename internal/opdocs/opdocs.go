@@ -58,6 +58,7 @@ func Page(st *operators.Store, op string) ([]byte, error) {
 	webhooks(&b, st.Webhooks(op), profs)
 	learnedNote(&b, rels)
 	configuredSection(&b, op, profs)
+	notFillableSection(&b, op)
 
 	b.WriteString("\n## Releases checked\n\n| Release | Date | Profile in force |\n|---|---|---|\n")
 	for _, r := range rels {
