@@ -41,6 +41,47 @@ var configured = map[string]struct {
 			{".spec.template.spec.initContainers[].name", "`config-defaults` `init-container-name-template` (the only init container; several are numbered)"},
 			{".spec.template.spec.containers[].securityContext", "`config-features` `secure-pod-defaults`"},
 		}},
+	"knative-eventing": {"the ConfigMaps `config-br-defaults`, `default-ch-webhook` and `config-features` in `knative-eventing`",
+		"--vary test/e2e/apiserver/testdata/webhooks/eventing/vary.yaml test/e2e/apiserver/testdata/webhooks/eventing/seeds.yaml", []setting{
+			{`.metadata.annotations["eventing.knative.dev/broker.class"]`, "`config-br-defaults` `default-br-config`: `clusterDefault.brokerClass`, or a namespace's in `namespaceDefaults`"},
+			{".spec.config", "`config-br-defaults` `default-br-config`: the broker class's `apiVersion`, `kind`, `name`, `namespace` (a Broker's `spec`)"},
+			{".spec.delivery", "`config-br-defaults` `default-br-config`: the broker class's `delivery` (a Broker's `spec`)"},
+			{".spec.channelTemplate", "`default-ch-webhook` `default-ch-config`: `clusterDefault`, or a namespace's in `namespaceDefaults` (Channel, Parallel, Sequence)"},
+			{".spec.timeout", "`config-features` `requestreply-default-timeout` (a RequestReply's)"},
+		}},
+}
+
+// notFillable lists, per operator whose webhook defaults ship, what its
+// webhook writes that no profile can fill: values that follow the request
+// (the object's namespace, the user), another field of the object, or its
+// name; the API server suite accepts a difference there only.
+var notFillable = map[string][]setting{
+	"knative-eventing": {
+		{"`.ref.namespace` of a reference (`subscriber`, `reply`, `delivery.deadLetterSink`, `sink`, `filter`, `from[]`), `spec.config.namespace`, EventType's `reference.namespace`, SinkBinding's `spec.subject.namespace`",
+			"a reference without a namespace gets the object's own, which the request decides (Argo CD's destination namespace): write it in Git"},
+		{"`.metadata.labels[\"eventing.knative.dev/broker\"]` of a Trigger and a RequestReply",
+			"copies `spec.broker` (a RequestReply's `spec.brokerRef.name`), and replaces a label written otherwise: write it in Git with that value"},
+		{"`.spec.template.spec.containers[].name` of a ContainerSource",
+			"an unnamed container is named after the object and its position (`NAME-0`): write the name in Git"},
+		{"`.metadata.annotations[\"GROUP/creator\"]` and `[\"GROUP/lastModifier\"]` (`GROUP` the kind's API group)",
+			"the requesting user (Argo CD's service account, on every change of the spec): identities, never filled"},
+	},
+}
+
+// notFillableSection lists what the operator's webhook writes that no
+// profile fills, and why.
+func notFillableSection(b *bytes.Buffer, op string) {
+	list, ok := notFillable[op]
+	if !ok {
+		return
+	}
+	b.WriteString("\n## What the webhook writes that cmp-defaults cannot fill\n\n")
+	b.WriteString("These depend on the request, another field of the object or its name, not on the release; they stay as" +
+		" drift unless Git states them, and `audit` keeps `ignoreDifferences` rules on them:\n\n")
+	b.WriteString("| Field | Why, and what to do |\n|---|---|\n")
+	for _, s := range list {
+		fmt.Fprintf(b, "| %s | %s |\n", s.path, s.key)
+	}
 }
 
 // configuredSection lists the fields of op that depend on the operator's

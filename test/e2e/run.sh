@@ -47,7 +47,7 @@ header() { local tc; tc="$(toolchain_of "$1")"; echo "== $1 (GOTOOLCHAIN=${tc:-$
 
 # run_module name go-test-args...: one go test run (cmp-v2, or v3: the packages of test/e2e). Its output goes to
 # $tmp/name.log, its exit code and seconds to $tmp/name.rc. The apiserver suite
-# builds CloudNativePG's, Knative's and Tekton's webhooks; the controller suite starts the whole
+# builds CloudNativePG's, Knative Serving's and Eventing's and Tekton's webhooks; the controller suite starts the whole
 # of Argo CD's control plane and waits for real syncs: each gets 30 minutes, more than
 # go test's default 10 on a loaded 2-core machine.
 run_module() {

@@ -52,10 +52,10 @@
 // 10,100) from the server's own apiserver_request_total, against none for the
 // diff of filled manifests.
 //
-// TestCNPGWebhook, TestTektonWebhook, TestKnativeWebhook and
-// TestPromOperatorWebhook run operators' own defaulting webhooks
-// (../webhook-cnpg, ../webhook-tekton, ../webhook-knative,
-// ../webhook-promop: the release's Go module over
+// TestCNPGWebhook, TestTektonWebhook, TestKnativeWebhook,
+// TestEventingWebhook and TestPromOperatorWebhook run operators' own
+// defaulting webhooks (../webhook-cnpg, ../webhook-tekton, ../webhook-knative,
+// ../webhook-eventing, ../webhook-promop: the release's Go module over
 // HTTPS on loopback), registered from the operator's manifest: 'profiles
 // learn' on inputs written for it must give the committed scripts/learned
 // file (E2E_LEARN_WRITE=1 rewrites it), and the operator's own samples,

@@ -34,9 +34,10 @@ type webhookOperator struct {
 	// profile has no schema defaults, the operator's has.
 	alongside []string
 	// crds and samples are globs in the operator's module: its CRDs and
-	// the samples it ships (objects of group only are kept).
+	// the samples it ships (objects of group and moreGroups only are kept).
 	crds, samples []string
 	group         string
+	moreGroups    []string
 	// objects is a file of the suite's own objects in testdata/webhooks/NAME
 	// (optional), checked like the samples.
 	objects string
@@ -56,6 +57,9 @@ type webhookOperator struct {
 	learned func(t *testing.T, stdout string, report learnReport, leftOut map[string]string)
 	// releases are the builds of the webhook module, one go.mod each.
 	releases []webhookRelease
+	// release is the operator release a version of module is (Knative's
+	// knative.dev/eventing v0.49.2 is release v1.22.2); nil: the same.
+	release func(moduleVersion string) string
 }
 
 // webhookRelease is one release whose webhook is learned: the go.mod of the
@@ -107,14 +111,18 @@ func (op *webhookOperator) testRelease(t *testing.T, r webhookRelease) {
 		flags = append(flags, "-tags="+r.tags)
 	}
 	w, s, a, crdFiles, crds := op.start(t, flags)
-	release := strings.TrimPrefix(w.Version, "v")
+	tag := w.Version
+	if op.release != nil {
+		tag = op.release(w.Version)
+	}
+	release := strings.TrimPrefix(tag, "v")
 	dir := filepath.Join("testdata", "webhooks", op.name)
 
 	t.Run("learn", func(t *testing.T) {
 		// Beyond the release's CRD defaults only: the module's CRDs under
 		// names of their own (--as OPERATOR@X would override the shipped
 		// release from its profile's CRD defaults).
-		crdProfile := extractProfile(t, op.name+"-crds", w.Version, crdFiles...)
+		crdProfile := extractProfile(t, op.name+"-crds", tag, crdFiles...)
 		seeds := filepath.Join(dir, "seeds.yaml")
 		vary, leftOut := a.acceptedVariations(t, seeds, filepath.Join(dir, "vary.yaml"), op.namespace())
 		report := filepath.Join(t.TempDir(), "report.json")
@@ -141,7 +149,7 @@ func (op *webhookOperator) testRelease(t *testing.T, r webhookRelease) {
 			}
 			got = "# Inputs left out (the release's CRDs reject these values of vary.yaml): " + strings.Join(notes, ", ") + "\n" + got
 		}
-		checkLearned(t, filepath.Join(repoRoot(), "scripts", "learned", op.operator, w.Version+".yaml"), got, w.Ref())
+		checkLearned(t, filepath.Join(repoRoot(), "scripts", "learned", op.operator, tag+".yaml"), got, w.Ref())
 	})
 
 	fillArgs := []string{"--operator", op.operator + "@" + release}
@@ -160,7 +168,7 @@ func (op *webhookOperator) testRelease(t *testing.T, r webhookRelease) {
 			t.Skip("no samples in the module")
 		}
 		requireSyncedExcept(t, a.run(t, scenario{id: op.name + "-samples", crds: crds, objects: objs, fillArgs: fillArgs, annotations: op.annotations}), op.notFilled)
-		t.Logf("%d upstream sample objects of %s accepted by the server and checked", len(objs), op.group)
+		t.Logf("%d upstream sample objects of %s accepted by the server and checked", len(objs), strings.Join(append([]string{op.group}, op.moreGroups...), ", "))
 	})
 }
 
@@ -205,7 +213,7 @@ func (op *webhookOperator) moduleSamples(t *testing.T, dir string) []*unstructur
 		files, _ := filepath.Glob(filepath.Join(dir, g))
 		for _, f := range files {
 			for _, o := range readObjects(t, f) {
-				if !strings.HasPrefix(o.GetAPIVersion(), op.group+"/") {
+				if g, _, _ := strings.Cut(o.GetAPIVersion(), "/"); g != op.group && !slices.Contains(op.moreGroups, g) {
 					continue
 				}
 				name := o.GetName()

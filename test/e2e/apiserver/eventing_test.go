@@ -1,0 +1,78 @@
+package apiserver
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// knativeEventing: Knative Eventing's core defaulting webhook
+// (knative.dev/pkg's defaulting admission controller over eventing's
+// SetDefaults), registered from the release's
+// config/core/webhooks/defaulting.yaml with the rules its reconciler
+// writes at run time. Release 1.N.P is the module's v0.(N+27).P.
+var knativeEventing = &webhookOperator{
+	name:       "eventing",
+	module:     "knative.dev/eventing",
+	operator:   "knative-eventing",
+	crds:       []string{"config/core/resources/*.yaml"},
+	samples:    []string{"docs/sink/*.yaml", "config/tools/*/*.yaml"},
+	group:      "eventing.knative.dev",
+	moreGroups: []string{"messaging.knative.dev", "flows.knative.dev", "sources.knative.dev", "sinks.knative.dev"},
+	objects:    "objects.yaml",
+	manifest:   "config/core/webhooks/defaulting.yaml",
+	probe: map[string]any{
+		"apiVersion": "eventing.knative.dev/v1", "kind": "Broker",
+		"metadata": map[string]any{"name": "probe"},
+	},
+	probed: func(o *unstructured.Unstructured) bool {
+		return o.GetAnnotations()["eventing.knative.dev/broker.class"] != ""
+	},
+	learned: func(t *testing.T, stdout string, report learnReport, _ map[string]string) {
+		// The defaults of a default installation's ConfigMaps and the
+		// types' own: learned as fixed values.
+		for _, p := range []string{`.metadata.annotations["eventing.knative.dev/broker.class"]`, ".spec.config", ".spec.delivery",
+			".spec.filter", ".spec.channelTemplate", ".spec.schedule", ".spec.mode", ".spec.serviceAccountName"} {
+			if !strings.Contains(stdout, "path: "+p+"\n") {
+				t.Errorf("not learned: %s", p)
+			}
+		}
+		// Identities follow the requester and a reference's namespace the
+		// object's: never a fixed value.
+		for _, s := range []string{"/creator", "/lastModifier", "eventing-learn"} {
+			if strings.Contains(stdout, s) {
+				t.Errorf("learned a value that follows the request (%s):\n%s", s, stdout)
+			}
+		}
+	},
+	notFilled: eventingNotFilled,
+	releases: []webhookRelease{
+		{modfile: "go.mod", always: true},
+	},
+	release: knativeModuleRelease,
+}
+
+// knativeModuleRelease is the Knative release 1.N.P of a Knative module's
+// version v0.(N+27).P (the git tags knative-v1.N.P and v0.(N+27).P name
+// the same commit).
+func knativeModuleRelease(v string) string {
+	var minor, patch int
+	if _, err := fmt.Sscanf(v, "v0.%d.%d", &minor, &patch); err != nil || minor < 27 {
+		return v
+	}
+	return fmt.Sprintf("v1.%d.%d", minor-27, patch)
+}
+
+// eventingNotFilled: what Knative Eventing's webhook writes from the
+// request (docs/webhooks.md lists the same with the same reasons).
+var eventingNotFilled = []notFilled{
+	{path: `\.ref\.namespace$|\.(brokerRef|channel|reference|subject)\.namespace$`, reason: "a reference without a namespace gets the object's own namespace, which the request decides (Argo CD's destination namespace); write the namespace in Git"},
+	{path: `\.containers\[\]\.name$`, reason: "a ContainerSource's unnamed container is named after the object and its index (NAME-0); write the name in Git"},
+	{path: `^\.metadata\.labels\["eventing\.knative\.dev/broker"\]$`, reason: "a Trigger's (and RequestReply's) broker label copies spec.broker (brokerRef.name); write the label in Git"},
+}
+
+// TestEventingWebhook: the webhook of each release, learned and checked on
+// the operator's own examples (webhookOperator.run).
+func TestEventingWebhook(t *testing.T) { knativeEventing.run(t) }
