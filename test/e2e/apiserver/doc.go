@@ -52,9 +52,10 @@
 // 10,100) from the server's own apiserver_request_total, against none for the
 // diff of filled manifests.
 //
-// TestCNPGWebhook, TestTektonWebhook and TestKnativeWebhook run operators'
-// own defaulting webhooks (../webhook-cnpg, ../webhook-tekton,
-// ../webhook-knative: the release's Go module over
+// TestCNPGWebhook, TestTektonWebhook, TestKnativeWebhook and
+// TestOpenKruiseWebhook run operators' own defaulting webhooks
+// (../webhook-cnpg, ../webhook-tekton, ../webhook-knative, ../webhook-kruise:
+// the release's Go module, or its source at the tag, over
 // HTTPS on loopback), registered from the operator's manifest: 'profiles
 // learn' on inputs written for it must give the committed scripts/learned
 // file (E2E_LEARN_WRITE=1 rewrites it), and the operator's own samples,
