@@ -21,6 +21,7 @@ for dir in "$root"/test/e2e/webhook-*/; do
   webhook-knative) mirror=knative+serving prefix=knative- ;;
   webhook-tekton) mirror=tektoncd+pipeline prefix= ;;
   webhook-eventing) mirror=knative+eventing prefix=knative- ;;
+  webhook-kruise) mirror=openkruise+kruise prefix= ;;
   *) continue ;;
   esac
   for modfile in "$dir"go.v*.mod; do

@@ -29,6 +29,12 @@ var configured = map[string]struct {
 			{".spec.monitoring.customQueriesSecret", "`MONITORING_QUERIES_SECRET`, in the same way"},
 			{".spec.plugins", "`INCLUDE_PLUGINS`"},
 		}},
+	"openkruise": {"the manager's feature gates (its `--feature-gates` flag, the Helm chart's `featureGates` value)",
+		"--vary test/e2e/apiserver/testdata/webhooks/kruise/vary.yaml test/e2e/apiserver/testdata/webhooks/kruise/seeds.yaml", []setting{
+			{".spec.template.spec.dnsPolicy", "`TemplateNoDefaults=true`: not filled, nor any other Pod default in the pod template (`restartPolicy`, `schedulerName`, the containers' `imagePullPolicy`, probes' thresholds, ...) or claim template of CloneSet and Advanced StatefulSet"},
+			{".spec.template.spec.containers[].imagePullPolicy", "`TemplateNoDefaults=true`: not filled"},
+			{".spec.persistentVolumeClaimRetentionPolicy", "`StatefulSetAutoDeletePVC=false`: not filled (Advanced StatefulSet)"},
+		}},
 	"knative-serving": {"the ConfigMaps `config-defaults` and `config-features` in `knative-serving`",
 		"test/e2e/apiserver/testdata/webhooks/knative/inputs.yaml", []setting{
 			{".spec.template.spec.timeoutSeconds", "`config-defaults` `revision-timeout-seconds`"},

@@ -17,21 +17,23 @@ var notes = map[string]string{
 		" otherwise, and adds local-model-cache labels and annotations when a `LocalModelCache` in the cluster" +
 		" matches the storage URI: cluster state, which no profile can fill. Until a release's defaults are learned" +
 		" these fields are unknown: `render`, `fill` and `explain` warn, and `audit` keeps rules on them.\n",
-	"openkruise": "The workload defaulters (read in the code of v1.9.0) set fields of their kinds: `replicas`," +
-		" `revisionHistoryLimit` and the update strategy (CloneSet: `type: ReCreate`, `partition: 0`, `maxUnavailable: 20%`," +
-		" `maxSurge: 0`; Advanced DaemonSet: `burstReplicas: 250` and the rolling update's fields)," +
-		" and those of CloneSet, Advanced StatefulSet, BroadcastJob, AdvancedCronJob and UnitedDeployment also write" +
-		" Kubernetes' Pod defaults into the pod template (`restartPolicy`, `dnsPolicy`, `schedulerName`, each" +
-		" container's `terminationMessagePath` and `imagePullPolicy`, ...) and PersistentVolumeClaim defaults into" +
-		" `volumeClaimTemplates`, on create and on an update that changes the template. The Advanced DaemonSet" +
-		" defaulter does not default its pod template.\n\n" +
+	"openkruise": "The workload defaulters set fields of their kinds: `replicas`, `revisionHistoryLimit` and the update" +
+		" strategy (CloneSet: `type: ReCreate`, `partition: 0`, `maxUnavailable: 20%`, `maxSurge: 0`; Advanced DaemonSet:" +
+		" `burstReplicas: 250` and the rolling update's fields), and those of CloneSet, Advanced StatefulSet, BroadcastJob," +
+		" AdvancedCronJob and UnitedDeployment also write Kubernetes' Pod defaults into the pod template (`restartPolicy`," +
+		" `dnsPolicy`, `schedulerName`, each container's `terminationMessagePath` and `imagePullPolicy`, ...) and" +
+		" PersistentVolumeClaim defaults into `volumeClaimTemplates`, on create and on an update that changes the template." +
+		" The Advanced DaemonSet defaulter does not default its pod template. Learned for v1.9.0 (CloneSet, Advanced" +
+		" StatefulSet, Advanced DaemonSet); the other kinds' webhooks are not. Not filled: an init container's" +
+		" `imagePullPolicy`, which follows its image's tag (write it in Git), and `creationTimestamp: null` in the templates'" +
+		" metadata, which the webhook's Go types write and Argo CD compares past.\n\n" +
 		"**The `TemplateNoDefaults` feature gate.** OpenKruise's GitOps guide recommends turning it on" +
 		" (`featureGates: TemplateNoDefaults=true` in the chart's values, or `--feature-gates` on the manager) because" +
 		" the pod-template defaults make Argo CD show the template OutOfSync. With the gate on, the webhooks no longer" +
-		" default pod templates or claim templates; the other fields above are still set. A profile of the release" +
-		" fills what a default installation adds (the gate off); a cluster with the gate on adds less, so learn a" +
-		" profile that replaces the release from it (`cmp-defaults profiles learn --as openkruise@VERSION`), or the" +
-		" template fields filled from the release's profile differ from what the cluster stores.\n",
+		" default pod templates or claim templates; the other fields above are still set. The shipped profile fills what" +
+		" a default installation adds (the gate off); with the gate on, learn a profile that replaces the release" +
+		" ([below](#what-depends-on-the-operators-configuration)), or the template fields it fills differ from what" +
+		" the cluster stores.\n",
 }
 
 // notesSection writes the hand-written notes of op, if any.

@@ -263,6 +263,7 @@ func unmarshalCompiled(file, s string) (*Profile, error) {
 	for i := range p.Resources {
 		res := &p.Resources[i]
 		res.Group, res.Version, res.Kind, res.Webhook = r.str(), r.str(), r.str(), r.str()
+		res.Webhook, res.WebhookUnknown = strings.CutPrefix(res.Webhook, unknownWebhookMark)
 		res.Storage = r.bool()
 		res.Line = int(r.int())
 		res.Maps = r.strs()

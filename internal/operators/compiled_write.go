@@ -147,7 +147,7 @@ func MarshalCompiled(p *Profile) ([]byte, error) {
 	w.uint(uint64(len(p.Resources)))
 	for i := range p.Resources {
 		r := &p.Resources[i]
-		w.str(r.Group, r.Version, r.Kind, r.Webhook)
+		w.str(r.Group, r.Version, r.Kind, compiledWebhook(r))
 		w.bool(r.Storage)
 		w.int(int64(r.Line))
 		w.strs(r.Maps)
@@ -250,4 +250,17 @@ func (w *writer) defaults(defs []Default) error {
 		}
 	}
 	return nil
+}
+
+// unknownWebhookMark precedes the webhook name of a resource whose webhook
+// defaults are unknown (Resource.WebhookUnknown) in the compiled form: a
+// webhook name never starts with it, and the compiled form of every other
+// resource stays as it is.
+const unknownWebhookMark = "?"
+
+func compiledWebhook(r *Resource) string {
+	if r.WebhookUnknown {
+		return unknownWebhookMark + r.Webhook
+	}
+	return r.Webhook
 }

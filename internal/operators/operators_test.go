@@ -154,3 +154,40 @@ func TestIndexWebhooks(t *testing.T) {
 		}
 	}
 }
+
+// A release whose webhook defaults are learned for some kinds keeps the
+// kinds of its other webhooks unknown (webhookUnknown), in the YAML and the
+// compiled form; webhookUnknown without a webhook, or beside mutations, is
+// an error.
+func TestWebhookUnknownPerKind(t *testing.T) {
+	const prof = "apiVersion: cmp-defaults.io/v1alpha1\nkind: OperatorProfile\noperator: acme\nversion: v1.0.0\nresources:\n" +
+		"  - {group: acme.io, version: v1, kind: Thing, webhook: mthing, mutations: [{path: .spec.a, value: 1}]}\n" +
+		"  - {group: acme.io, version: v1, kind: Other, webhook: mother, webhookUnknown: true}\n"
+	p, err := ParseProfile("p.yaml", []byte(prof))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, err := CompileFile("p.yaml", []byte(prof))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := UnmarshalCompiled("p.bin", bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []*Profile{p, c} {
+		state, _ := WebhookState(q, "learned from example.com/acme@v1.0.0")
+		r := &Resolution{Operator: "acme", Requested: "v1.0.0", Profile: q, Webhooks: state}
+		if got := r.UnknownWebhook("acme.io/v1", "Other") + "," + r.UnknownWebhook("acme.io/v1", "Thing"); state != WebhookLearned || got != "mother," {
+			t.Errorf("state %s, unknown webhooks %q; want learned, \"mother,\"", state, got)
+		}
+	}
+	for _, bad := range []string{
+		"  - {group: acme.io, version: v1, kind: Other, webhookUnknown: true}\n",
+		"  - {group: acme.io, version: v1, kind: Other, webhook: m, webhookUnknown: true, mutations: [{path: .spec.a, value: 1}]}\n",
+	} {
+		if _, err := ParseProfile("p.yaml", []byte(prof[:strings.Index(prof, "resources:\n")+11]+bad)); err == nil || !strings.Contains(err.Error(), "webhookUnknown needs") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}

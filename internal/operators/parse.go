@@ -124,7 +124,7 @@ func ParseProfile(file string, data []byte) (*Profile, error) {
 	for i, rn := range res.Content {
 		r := &p.Resources[i]
 		r.Line = rn.Line
-		if err := checkKeys(file, rn, "group", "version", "kind", "storage", "maps", "defaults", "mutations", "rewrites", "webhook", "storageVersion", "conversion", "readDefaults"); err != nil {
+		if err := checkKeys(file, rn, "group", "version", "kind", "storage", "maps", "defaults", "mutations", "rewrites", "webhook", "webhookUnknown", "storageVersion", "conversion", "readDefaults"); err != nil {
 			errs = append(errs, err)
 			continue
 		}

@@ -116,6 +116,11 @@ type Resource struct {
 	// (from its MutatingWebhookConfiguration): it may write any field, so
 	// only a mutation rule makes a field it writes known.
 	Webhook string `yaml:"webhook,omitempty" json:"webhook,omitempty"`
+	// WebhookUnknown: what Webhook writes was not learned for this kind,
+	// though the release's other webhooks were (OpenKruise v1.9.0's
+	// workloads are learned, its SidecarSet webhook is not): the kind's
+	// webhook defaults are unknown, as in a release with none learned.
+	WebhookUnknown bool `yaml:"webhookUnknown,omitempty" json:"webhookUnknown,omitempty"`
 	// StorageVersion is the CRD's storage version when it is not this one:
 	// the API server stores the object in it and applies its defaults
 	// again whenever it reads the object back, before it converts the

@@ -31,6 +31,8 @@ func validateResource(file string, rn *yaml.Node, r *Resource) []error {
 		errs = append(errs, &LintError{File: file, Line: rn.Line, Msg: "readDefaults need storageVersion, the version whose defaults they are"})
 	case r.StorageVersion == r.Version && r.Version != "":
 		errs = append(errs, &LintError{File: file, Line: rn.Line, Msg: "storageVersion is this resource's own version: its defaults are the defaults"})
+	case r.WebhookUnknown && (r.Webhook == "" || len(r.Mutations) > 0):
+		errs = append(errs, &LintError{File: file, Line: rn.Line, Msg: "webhookUnknown needs the webhook it is about, and no mutations of its own"})
 	}
 	for i, m := range r.Maps {
 		if !used[i] && !badMap[i] {

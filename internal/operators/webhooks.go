@@ -47,11 +47,11 @@ func WebhookState(p *Profile, mutations string) (state, from string) {
 // and kind when what it writes is not known (WebhookUnknown); "" when it
 // is known or there is none.
 func (r *Resolution) UnknownWebhook(apiVersion, kind string) string {
-	if r == nil || r.Webhooks != WebhookUnknown {
+	if r == nil {
 		return ""
 	}
 	for _, rs := range r.Profile.Resources {
-		if rs.Kind == kind && rs.APIVersion() == apiVersion {
+		if rs.Kind == kind && rs.APIVersion() == apiVersion && (r.Webhooks == WebhookUnknown || rs.WebhookUnknown) {
 			return rs.Webhook
 		}
 	}
@@ -114,6 +114,9 @@ func (s *Store) UnknownWebhookMessage(r *Resolution, apiVersion, kind string) st
 	}
 	var paths []string
 	for _, rs := range n.Profile.Resources {
+		if rs.Kind == kind && rs.APIVersion() == apiVersion && rs.WebhookUnknown {
+			return msg + "; no checked release of " + r.Operator + " has learned its webhook defaults for this kind (docs/webhooks.md)"
+		}
 		if rs.Kind == kind && rs.APIVersion() == apiVersion {
 			for _, m := range rs.Mutations {
 				if !slices.Contains(paths, m.Path) {

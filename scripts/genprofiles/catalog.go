@@ -57,6 +57,10 @@ type webhookSpec struct {
 	// knative.dev/pkg's reconciler writes them at run time, one per type
 	// the operator defaults, when that is every kind it defines.
 	RulesFromCRDs bool `yaml:"rulesFromCRDs"`
+	// Learns names the webhooks whose defaults the module's learning
+	// serves, when not all of them: in a release with learned mutations,
+	// a kind another webhook matches is marked webhookUnknown.
+	Learns []string `yaml:"learns"`
 }
 
 // manifests is one manifest path or a list of them (an operator whose

@@ -230,6 +230,12 @@ func generateMirror(e *entry, m *mirror, learnedDir string) (map[string][]byte, 
 			if e.MutationsOnly {
 				onlyMutations(p)
 			}
+			if learned != "" && len(e.Webhooks.Learns) > 0 {
+				for i := range p.Resources {
+					res := &p.Resources[i]
+					res.WebhookUnknown = res.Webhook != "" && len(res.Mutations) == 0 && !slices.Contains(e.Webhooks.Learns, res.Webhook)
+				}
+			}
 			mutations[r.tag] = "none learned"
 			if learned != "" {
 				mutations[r.tag] = "learned from " + learned

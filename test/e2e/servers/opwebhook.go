@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -46,6 +47,10 @@ type Webhook struct {
 	// Conversion is the path of the conversion webhook the operator's CRDs
 	// name (objects of older versions are stored through it).
 	Conversion string `json:"conversion"`
+	// Serves, when set, are the only paths the process serves: the
+	// manifest's webhooks at other paths are not registered (an operator
+	// whose webhooks the process serves in part, OpenKruise's workloads).
+	Serves []string `json:"serves"`
 	// Dir is the operator module's source in the Go module cache: its CRDs,
 	// webhook manifests and samples are read from there, never copied.
 	Dir string `json:"-"`
@@ -170,6 +175,7 @@ func (w *Webhook) Configurations(objs []*unstructured.Unstructured) ([]*admissio
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, cfg); err != nil {
 			return nil, err
 		}
+		var kept []admissionregistrationv1.MutatingWebhook
 		for i := range cfg.Webhooks {
 			wh := &cfg.Webhooks[i]
 			cc := &wh.ClientConfig
@@ -182,8 +188,15 @@ func (w *Webhook) Configurations(objs []*unstructured.Unstructured) ([]*admissio
 			if cc.Service == nil || cc.Service.Path == nil {
 				return nil, fmt.Errorf("webhook %s has no service path", wh.Name)
 			}
+			if len(w.Serves) > 0 && !slices.Contains(w.Serves, *cc.Service.Path) {
+				continue
+			}
 			url := w.URL + *cc.Service.Path
 			cc.URL, cc.Service, cc.CABundle = &url, nil, []byte(w.CAPEM)
+			kept = append(kept, *wh)
+		}
+		if cfg.Webhooks = kept; len(kept) == 0 {
+			continue
 		}
 		out = append(out, cfg)
 	}
