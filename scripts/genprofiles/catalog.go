@@ -46,7 +46,11 @@ type conversion struct {
 // defaulting scripts/learn-webhooks.sh serves and learns from.
 type webhookSpec struct {
 	Manifest string `yaml:"manifest"`
-	Module   string `yaml:"module"`
+	// Manifests: several install manifests (an operator of several
+	// controllers, each with its own), read alike; a release has the
+	// webhooks of those among them it has.
+	Manifests []string `yaml:"manifests"`
+	Module    string   `yaml:"module"`
 	// RulesFromCRDs: a webhook the manifest registers without rules gets
 	// one per CRD of the release (every version, create and update), as
 	// knative.dev/pkg's reconciler writes them at run time, one per type
@@ -67,8 +71,11 @@ type tagFilter struct {
 }
 
 type pathSpec struct {
-	From      string   `yaml:"from"`
-	Dir       string   `yaml:"dir"`
+	From string `yaml:"from"`
+	Dir  string `yaml:"dir"`
+	// Dirs: several CRD locations read together at each tag of the range
+	// (an operator of several controllers, each with its own CRDs).
+	Dirs      []string `yaml:"dirs"`
 	Recursive bool     `yaml:"recursive"`
 	Skip      []string `yaml:"skip"` // base-name globs of files that are no Kubernetes objects
 }
@@ -102,8 +109,13 @@ func (e *entry) validate() error {
 	if e.Name == "" || e.Repository == "" || len(e.Groups) == 0 || len(e.Paths) == 0 {
 		return fmt.Errorf("name, repository, groups and paths are required")
 	}
-	if e.Webhooks != nil && (e.Webhooks.Manifest == "" || e.Source != "mirror") {
-		return fmt.Errorf("webhooks needs a manifest and a mirror source")
+	if e.Webhooks != nil && ((e.Webhooks.Manifest == "") == (len(e.Webhooks.Manifests) == 0) || e.Source != "mirror") {
+		return fmt.Errorf("webhooks needs a manifest or manifests, and a mirror source")
+	}
+	for i, p := range e.Paths {
+		if (p.Dir == "") == (len(p.Dirs) == 0) {
+			return fmt.Errorf("paths[%d]: one of dir and dirs is required", i)
+		}
 	}
 	for i, c := range e.Conversion {
 		if c.From == "" || (c.Strategy != operators.ConversionNone && c.Strategy != operators.ConversionWebhook) {
@@ -148,10 +160,13 @@ func (e *entry) validate() error {
 func (e *entry) describe() string {
 	var dirs []string
 	for _, p := range e.Paths {
-		d := p.Dir
-		if p.Recursive {
-			d += "/**"
+		ds := p.dirs()
+		for i := range ds {
+			if p.Recursive {
+				ds[i] += "/**"
+			}
 		}
+		d := strings.Join(ds, " + ")
 		if len(e.Paths) > 1 {
 			d += " (from " + p.From + ")"
 		}
@@ -177,6 +192,22 @@ func (e *entry) setConversion(tag string, crds []apiextv1.CustomResourceDefiniti
 			crds[i].Spec.Conversion = &apiextv1.CustomResourceConversion{Strategy: apiextv1.ConversionStrategyType(at.Strategy)}
 		}
 	}
+}
+
+// dirs are the CRD locations of a path spec.
+func (p pathSpec) dirs() []string {
+	if p.Dir != "" {
+		return []string{p.Dir}
+	}
+	return slices.Clone(p.Dirs)
+}
+
+// manifests are the install manifests with mutating webhooks.
+func (w *webhookSpec) manifests() []string {
+	if w.Manifest != "" {
+		return []string{w.Manifest}
+	}
+	return w.Manifests
 }
 
 // pathAt is the CRD location in force at a tag.

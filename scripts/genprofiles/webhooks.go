@@ -19,28 +19,29 @@ import (
 	"github.com/cmp-defaults/cmp-defaults/internal/operators"
 )
 
-// webhookRanges turns the webhooks each release's manifest registers
-// (byTag, for the tags that have the file) into one entry per webhook and
-// run of consecutive releases over which its rules stay the same.
-func webhookRanges(file string, rels []release, byTag map[string][]operators.Webhook) ([]operators.Webhook, error) {
+// webhookRanges turns the webhooks each release's manifests register
+// (byTag, for the tags that have one of files; each hook names its file)
+// into one entry per webhook and run of consecutive releases over which its
+// rules and file stay the same.
+func webhookRanges(files []string, rels []release, byTag map[string][]operators.Webhook) ([]operators.Webhook, error) {
 	var out []operators.Webhook
 	open := map[string]int{} // webhook name -> its entry in out, if it ran up to the previous release
 	for _, r := range rels {
 		next := map[string]int{}
 		for _, h := range byTag[r.tag] {
-			if i, ok := open[h.Name]; ok && reflect.DeepEqual(out[i].Rules, h.Rules) {
+			if i, ok := open[h.Name]; ok && out[i].File == h.File && reflect.DeepEqual(out[i].Rules, h.Rules) {
 				out[i].To = r.tag
 				next[h.Name] = i
 				continue
 			}
-			h.From, h.To, h.File = r.tag, r.tag, file
+			h.From, h.To = r.tag, r.tag
 			out = append(out, h)
 			next[h.Name] = len(out) - 1
 		}
 		open = next
 	}
 	if len(byTag) == 0 {
-		return nil, fmt.Errorf("webhooks: %s is at none of the releases %s..%s", file, rels[0].tag, rels[len(rels)-1].tag)
+		return nil, fmt.Errorf("webhooks: %s is at none of the releases %s..%s", strings.Join(files, ", "), rels[0].tag, rels[len(rels)-1].tag)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
@@ -75,7 +76,7 @@ func (m *mirror) mutatingWebhooks(tag, file string, groups []string, crds []apie
 			continue
 		}
 		for _, w := range cfg.Webhooks {
-			h := operators.Webhook{Name: w.Name}
+			h := operators.Webhook{Name: w.Name, File: file}
 			if len(w.Rules) == 0 {
 				w.Rules = crdRules(crds)
 			}
