@@ -5,7 +5,7 @@
 # in a real kube-apiserver and runs 'cmp-defaults profiles learn' on
 # inputs generated from test/e2e/apiserver/testdata/webhooks/<name>
 # (seeds.yaml varied by vary.yaml), for every release the suite lists
-# (cnpgReleases, knativeReleases, tektonPipelines.releases: one go.mod per release). The same run twice gives the
+# (cnpgReleases, knativeReleases, tektonPipelines.releases, clusterAPI.releases: one go.mod per release). The same run twice gives the
 # same bytes; without E2E_LEARN_WRITE the suite checks the committed files.
 # One release only: E2E_CNPG_RELEASES=v1.20.2 E2E_LEARN_WRITE=1 GOTOOLCHAIN=go1.27.3
 # go test -count=1 -run 'TestCNPGWebhook/.*/learn$' ./apiserver/ in test/e2e.
@@ -20,6 +20,7 @@ cd "$(dirname "$0")/../test/e2e"
 export GOTOOLCHAIN=go1.27.3 # the test/e2e module's (Argo CD v3.6); the webhooks build with their own
 E2E_CNPG_RELEASES=all E2E_LEARN_WRITE=1 go test -count=1 -run 'TestCNPGWebhook/.*/learn$' ./apiserver/
 E2E_TEKTON_RELEASES=all E2E_LEARN_WRITE=1 go test -count=1 -run 'TestTektonWebhook/.*/learn$' ./apiserver/
+E2E_CAPI_RELEASES=all E2E_LEARN_WRITE=1 go test -count=1 -run 'TestClusterAPIWebhook/.*/learn$' ./apiserver/
 # One subtest per build of test/e2e/webhook-knative (go.mod, go.v*.mod:
 # knativeReleases).
 E2E_KNATIVE_RELEASES=all E2E_LEARN_WRITE=1 exec go test -count=1 -run 'TestKnativeWebhook/.*/learn$' ./apiserver/

@@ -20,6 +20,7 @@ for dir in "$root"/test/e2e/webhook-*/; do
   webhook-cnpg) mirror=cloudnative-pg+cloudnative-pg prefix= ;;
   webhook-knative) mirror=knative+serving prefix=knative- ;;
   webhook-tekton) mirror=tektoncd+pipeline prefix= ;;
+  webhook-capi) mirror=kubernetes-sigs+cluster-api prefix= ;;
   *) continue ;;
   esac
   for modfile in "$dir"go.v*.mod; do

@@ -58,6 +58,7 @@ func Page(st *operators.Store, op string) ([]byte, error) {
 	webhooks(&b, st.Webhooks(op), profs)
 	learnedNote(&b, rels)
 	configuredSection(&b, op, profs)
+	notFilledSection(&b, op)
 
 	b.WriteString("\n## Releases checked\n\n| Release | Date | Profile in force |\n|---|---|---|\n")
 	for _, r := range rels {
@@ -190,8 +191,18 @@ func webhooks(b *bytes.Buffer, hooks []operators.Webhook, profs []*operators.Pro
 		}
 	}
 	b.WriteString("\n## Mutating webhooks\n\n")
-	fmt.Fprintf(b, "The operator's install manifest (%s, read at every release checked) registers mutating admission webhooks"+
-		" for its own kinds; they can add fields on create and update, after the CRD schema defaults.", code(hooks[0].File))
+	var files []string
+	for _, h := range hooks {
+		if f := code(h.File); !contains(files, f) {
+			files = append(files, f)
+		}
+	}
+	if len(files) == 1 {
+		fmt.Fprintf(b, "The operator's install manifest (%s, read at every release checked) registers mutating admission webhooks", files[0])
+	} else {
+		fmt.Fprintf(b, "The operator's install manifests (%s, each read at every release checked that has it) register mutating admission webhooks", strings.Join(files, ", "))
+	}
+	b.WriteString(" for its own kinds; they can add fields on create and update, after the CRD schema defaults.")
 	if mutations == 0 && len(with) > 0 {
 		fmt.Fprintf(b, " **Covered:** the CRD schema defaults of every served version, listed on this page, and"+
 			" the fields these webhooks write that the profile(s) of %s fill (their mutation rules, listed under those change points below)."+
