@@ -21,7 +21,8 @@ var clusterAPI = &webhookOperator{
 	name:     "capi",
 	module:   "sigs.k8s.io/cluster-api",
 	operator: "cluster-api",
-	crds: []string{"core/config/crd/bases/*.yaml", "controlplane/kubeadm/config/crd/bases/*.yaml",
+	// The core's under core/ from v1.14, under config/ before.
+	crds: []string{"core/config/crd/bases/*.yaml", "config/crd/bases/*.yaml", "controlplane/kubeadm/config/crd/bases/*.yaml",
 		"bootstrap/kubeadm/config/crd/bases/*.yaml"},
 	// The templates of the Docker test provider and the bases of the
 	// release's end-to-end cluster templates, in its test module
@@ -35,7 +36,7 @@ var clusterAPI = &webhookOperator{
 	groups: []string{"cluster.x-k8s.io/v1beta2", "controlplane.cluster.x-k8s.io/v1beta2", "bootstrap.cluster.x-k8s.io/v1beta2",
 		"addons.cluster.x-k8s.io/v1beta2", "runtime.cluster.x-k8s.io/v1beta2"},
 	objects: "objects.yaml",
-	manifests: []string{"core/config/webhook/manifests.yaml", "controlplane/kubeadm/config/webhook/manifests.yaml",
+	manifests: []string{"core/config/webhook/manifests.yaml", "config/webhook/manifests.yaml", "controlplane/kubeadm/config/webhook/manifests.yaml",
 		"bootstrap/kubeadm/config/webhook/manifests.yaml"},
 	kubeconfig: true,
 	probe: map[string]any{
@@ -61,7 +62,10 @@ var clusterAPI = &webhookOperator{
 		{path: `\.spec\.topology\.variables`, reason: "a managed topology's variables are defaulted from the ClusterClass read from the cluster"},
 		{path: `\.version$`, rewrite: true, reason: "a Kubernetes version written without the leading v (1.34.1) is stored with it (v1.34.1): write it so in Git"},
 	},
+	// v1.14.0 (go.mod) on every run; v1.13.5 (its exported wrappers over
+	// internal/webhooks: build tag wrappers) with E2E_CAPI_RELEASES.
 	releases: []webhookRelease{
+		{modfile: "go.v1.13.5.mod", tags: "wrappers"},
 		{modfile: "go.mod", always: true},
 	},
 }

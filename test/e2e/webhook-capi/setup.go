@@ -1,3 +1,5 @@
+//go:build !wrappers
+
 package main
 
 import (
@@ -37,7 +39,8 @@ var apiTypes = []func(*runtime.Scheme) error{
 // setupWebhooks registers the webhooks of the core's, the kubeadm control
 // plane's and the kubeadm bootstrap provider's setupWebhooks, in their
 // order, with what each gives them (the core's Cluster gets no cluster
-// cache: only its update validation reads workload clusters).
+// cache: only its update validation reads workload clusters), from the
+// packages of v1.14 on (core/webhooks/admission, ...).
 func setupWebhooks(mgr ctrl.Manager) error {
 	hooks := []struct {
 		name  string
