@@ -62,9 +62,10 @@ var clusterAPI = &webhookOperator{
 		{path: `\.spec\.topology\.variables`, reason: "a managed topology's variables are defaulted from the ClusterClass read from the cluster"},
 		{path: `\.version$`, rewrite: true, reason: "a Kubernetes version written without the leading v (1.34.1) is stored with it (v1.34.1): write it so in Git"},
 	},
-	// v1.14.0 (go.mod) on every run; v1.13.5 (its exported wrappers over
+	// v1.14.0 (go.mod) on every run; v1.13.4 and v1.13.5 (exported wrappers over
 	// internal/webhooks: build tag wrappers) with E2E_CAPI_RELEASES.
 	releases: []webhookRelease{
+		{modfile: "go.v1.13.4.mod", tags: "wrappers"},
 		{modfile: "go.v1.13.5.mod", tags: "wrappers"},
 		{modfile: "go.mod", always: true},
 	},
