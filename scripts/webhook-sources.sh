@@ -22,6 +22,7 @@ for dir in "$root"/test/e2e/webhook-*/; do
   webhook-tekton) mirror=tektoncd+pipeline prefix= ;;
   webhook-eventing) mirror=knative+eventing prefix=knative- ;;
   webhook-kruise) mirror=openkruise+kruise prefix= ;;
+  webhook-capi) mirror=kubernetes-sigs+cluster-api prefix= ;;
   *) continue ;;
   esac
   for modfile in "$dir"go.v*.mod; do

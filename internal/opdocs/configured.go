@@ -57,39 +57,6 @@ var configured = map[string]struct {
 		}},
 }
 
-// notFillable lists, per operator whose webhook defaults ship, what its
-// webhook writes that no profile can fill: values that follow the request
-// (the object's namespace, the user), another field of the object, or its
-// name; the API server suite accepts a difference there only.
-var notFillable = map[string][]setting{
-	"knative-eventing": {
-		{"`.ref.namespace` of a reference (`subscriber`, `reply`, `delivery.deadLetterSink`, `sink`, `filter`, `from[]`), `spec.config.namespace`, EventType's `reference.namespace`, SinkBinding's `spec.subject.namespace`",
-			"a reference without a namespace gets the object's own, which the request decides (Argo CD's destination namespace): write it in Git"},
-		{"`.metadata.labels[\"eventing.knative.dev/broker\"]` of a Trigger and a RequestReply",
-			"copies `spec.broker` (a RequestReply's `spec.brokerRef.name`), and replaces a label written otherwise: write it in Git with that value"},
-		{"`.spec.template.spec.containers[].name` of a ContainerSource",
-			"an unnamed container is named after the object and its position (`NAME-0`): write the name in Git"},
-		{"`.metadata.annotations[\"GROUP/creator\"]` and `[\"GROUP/lastModifier\"]` (`GROUP` the kind's API group)",
-			"the requesting user (Argo CD's service account, on every change of the spec): identities, never filled"},
-	},
-}
-
-// notFillableSection lists what the operator's webhook writes that no
-// profile fills, and why.
-func notFillableSection(b *bytes.Buffer, op string) {
-	list, ok := notFillable[op]
-	if !ok {
-		return
-	}
-	b.WriteString("\n## What the webhook writes that cmp-defaults cannot fill\n\n")
-	b.WriteString("These depend on the request, another field of the object or its name, not on the release; they stay as" +
-		" drift unless Git states them, and `audit` keeps `ignoreDifferences` rules on them:\n\n")
-	b.WriteString("| Field | Why, and what to do |\n|---|---|\n")
-	for _, s := range list {
-		fmt.Fprintf(b, "| %s | %s |\n", s.path, s.key)
-	}
-}
-
 // configuredSection lists the fields of op that depend on the operator's
 // configuration with the values the newest profile with mutations fills,
 // and how a profile learned from one's own cluster replaces the release.

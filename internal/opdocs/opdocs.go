@@ -65,7 +65,7 @@ func Page(st *operators.Store, op string) ([]byte, error) {
 	notesSection(&b, op)
 	learnedNote(&b, rels)
 	configuredSection(&b, op, profs)
-	notFillableSection(&b, op)
+	notFilledSection(&b, op)
 
 	b.WriteString("\n## Releases checked\n\n| Release | Date | Profile in force |\n|---|---|---|\n")
 	for _, r := range rels {

@@ -94,8 +94,11 @@ type tagFilter struct {
 }
 
 type pathSpec struct {
-	From      string   `yaml:"from"`
-	Dir       string   `yaml:"dir"`
+	From string `yaml:"from"`
+	Dir  string `yaml:"dir"`
+	// Dirs: several CRD locations read together at each tag of the range
+	// (an operator of several controllers, each with its own CRDs).
+	Dirs      []string `yaml:"dirs"`
 	Recursive bool     `yaml:"recursive"`
 	Skip      []string `yaml:"skip"` // base-name globs of files that are no Kubernetes objects
 }
@@ -131,6 +134,11 @@ func (e *entry) validate() error {
 	}
 	if e.Webhooks != nil && (len(e.Webhooks.Manifest) == 0 || slices.Contains(e.Webhooks.Manifest, "") || e.Source != "mirror") {
 		return fmt.Errorf("webhooks needs a manifest and a mirror source")
+	}
+	for i, p := range e.Paths {
+		if (p.Dir == "") == (len(p.Dirs) == 0) {
+			return fmt.Errorf("paths[%d]: one of dir and dirs is required", i)
+		}
 	}
 	if e.MutationsOnly && (e.Webhooks == nil || e.Webhooks.Module == "") {
 		return fmt.Errorf("mutationsOnly needs webhooks with a manifest and the module its mutations are learned from")
@@ -178,10 +186,13 @@ func (e *entry) validate() error {
 func (e *entry) describe() string {
 	var dirs []string
 	for _, p := range e.Paths {
-		d := p.Dir
-		if p.Recursive {
-			d += "/**"
+		ds := p.dirs()
+		for i := range ds {
+			if p.Recursive {
+				ds[i] += "/**"
+			}
 		}
+		d := strings.Join(ds, " + ")
 		if len(e.Paths) > 1 {
 			d += " (from " + p.From + ")"
 		}
@@ -207,6 +218,14 @@ func (e *entry) setConversion(tag string, crds []apiextv1.CustomResourceDefiniti
 			crds[i].Spec.Conversion = &apiextv1.CustomResourceConversion{Strategy: apiextv1.ConversionStrategyType(at.Strategy)}
 		}
 	}
+}
+
+// dirs are the CRD locations of a path spec.
+func (p pathSpec) dirs() []string {
+	if p.Dir != "" {
+		return []string{p.Dir}
+	}
+	return slices.Clone(p.Dirs)
 }
 
 // pathAt is the CRD location in force at a tag.

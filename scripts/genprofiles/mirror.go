@@ -80,7 +80,21 @@ type treeFile struct{ path, blob string }
 // by path. A symbolic link (Knative links CRDs of the projects it vendors)
 // is read as the file it points to in the same tree.
 func (m *mirror) files(tag string, p pathSpec) ([]treeFile, error) {
-	out, err := m.git("ls-tree", "-r", "-z", tag, "--", p.Dir+"/")
+	var files []treeFile
+	for _, dir := range p.dirs() {
+		f, err := m.dirFiles(tag, dir, p)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f...)
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
+	return files, nil
+}
+
+// dirFiles lists the YAML files of one directory of a path spec at a tag.
+func (m *mirror) dirFiles(tag, dir string, p pathSpec) ([]treeFile, error) {
+	out, err := m.git("ls-tree", "-r", "-z", tag, "--", dir+"/")
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +111,7 @@ func (m *mirror) files(tag string, p pathSpec) ([]treeFile, error) {
 		if !strings.HasSuffix(name, ".yaml") && !strings.HasSuffix(name, ".yml") {
 			continue
 		}
-		if !p.Recursive && path.Dir(name) != p.Dir {
+		if !p.Recursive && path.Dir(name) != dir {
 			continue
 		}
 		if skipped(p.Skip, path.Base(name)) {
@@ -113,9 +127,8 @@ func (m *mirror) files(tag string, p pathSpec) ([]treeFile, error) {
 		files = append(files, treeFile{path: name, blob: f[2]})
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("%s: no YAML files under %s", tag, p.Dir)
+		return nil, fmt.Errorf("%s: no YAML files under %s", tag, dir)
 	}
-	sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
 	return files, nil
 }
 
@@ -198,7 +211,7 @@ func generateMirror(e *entry, m *mirror, learnedDir string) (map[string][]byte, 
 			prov.Files = append(prov.Files, operators.ProvenanceFile{Path: f.path, Blob: f.blob})
 		}
 		if len(all) == 0 {
-			return nil, fmt.Errorf("%s: no CustomResourceDefinition under %s", r.tag, spec.Dir)
+			return nil, fmt.Errorf("%s: no CustomResourceDefinition under %s", r.tag, strings.Join(spec.dirs(), ", "))
 		}
 		e.setConversion(r.tag, all)
 		p, err := extract.Profile(e.Name, r.tag, all)

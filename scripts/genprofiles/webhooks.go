@@ -29,7 +29,7 @@ func webhookRanges(files []string, rels []release, byTag map[string][]operators.
 	for _, r := range rels {
 		next := map[string]int{}
 		for _, h := range byTag[r.tag] {
-			if i, ok := open[h.Name]; ok && reflect.DeepEqual(out[i].Rules, h.Rules) {
+			if i, ok := open[h.Name]; ok && out[i].File == h.File && reflect.DeepEqual(out[i].Rules, h.Rules) {
 				out[i].To = r.tag
 				next[h.Name] = i
 				continue

@@ -108,15 +108,15 @@ func TestCNPGWebhook(t *testing.T) { cnpgOperator.run(t) }
 
 // cnpgOperator: CloudNativePG's webhook as the suite learns it.
 var cnpgOperator = &webhookOperator{
-	name:     "cnpg",
-	module:   "github.com/cloudnative-pg/cloudnative-pg",
-	operator: "cloudnative-pg",
-	crds:     []string{"config/crd/bases/*.yaml"},
-	samples:  []string{"docs/src/samples/*.yaml"},
-	group:    "postgresql.cnpg.io",
-	objects:  "clusters.yaml",
-	manifest: "config/webhook/manifests.yaml",
-	env:      cnpgEnv,
+	name:      "cnpg",
+	module:    "github.com/cloudnative-pg/cloudnative-pg",
+	operator:  "cloudnative-pg",
+	crds:      []string{"config/crd/bases/*.yaml"},
+	samples:   []string{"docs/src/samples/*.yaml"},
+	groups:    []string{"postgresql.cnpg.io"},
+	objects:   "clusters.yaml",
+	manifests: []string{"config/webhook/manifests.yaml"},
+	env:       cnpgEnv,
 	probe: map[string]any{
 		"apiVersion": "postgresql.cnpg.io/v1", "kind": "Cluster",
 		"metadata": map[string]any{"name": "probe"},

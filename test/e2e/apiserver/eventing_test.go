@@ -14,15 +14,14 @@ import (
 // config/core/webhooks/defaulting.yaml with the rules its reconciler
 // writes at run time. Release 1.N.P is the module's v0.(N+27).P.
 var knativeEventing = &webhookOperator{
-	name:       "eventing",
-	module:     "knative.dev/eventing",
-	operator:   "knative-eventing",
-	crds:       []string{"config/core/resources/*.yaml"},
-	samples:    []string{"docs/sink/*.yaml", "config/tools/*/*.yaml"},
-	group:      "eventing.knative.dev",
-	moreGroups: []string{"messaging.knative.dev", "flows.knative.dev", "sources.knative.dev", "sinks.knative.dev"},
-	objects:    "objects.yaml",
-	manifest:   "config/core/webhooks/defaulting.yaml",
+	name:      "eventing",
+	module:    "knative.dev/eventing",
+	operator:  "knative-eventing",
+	crds:      []string{"config/core/resources/*.yaml"},
+	samples:   []string{"docs/sink/*.yaml", "config/tools/*/*.yaml"},
+	groups:    []string{"eventing.knative.dev", "messaging.knative.dev", "flows.knative.dev", "sources.knative.dev", "sinks.knative.dev"},
+	objects:   "objects.yaml",
+	manifests: []string{"config/core/webhooks/defaulting.yaml"},
 	probe: map[string]any{
 		"apiVersion": "eventing.knative.dev/v1", "kind": "Broker",
 		"metadata": map[string]any{"name": "probe"},

@@ -220,7 +220,7 @@ func knativeWebhook(t *testing.T, r knativeRelease) {
 	}
 	crds := readCRDs(t, crdFiles...)
 	a.installCRDs(t, crds)
-	a.registerOperatorWebhooks(t, w, filepath.Join("config", "core", "webhooks", "defaulting.yaml"))
+	a.registerOperatorWebhooks(t, w, filepath.Join("config", "core", "webhooks", "defaulting.yaml"), "")
 	a.ensureNamespace(t, "knative-learn")
 	a.waitAdmitted(t, &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "serving.knative.dev/v1", "kind": "Service",

@@ -24,9 +24,9 @@ var openKruise = &webhookOperator{
 	// webhooks do not run).
 	samples: []string{"config/samples/apps_*_cloneset.yaml", "config/samples/apps_*_statefulset.yaml", "config/samples/apps_*_daemonset.yaml",
 		"docs/tutorial/v1/cloneset-*.yaml", "docs/tutorial/v1/daemonset-*.yaml", "docs/tutorial/v1/guestbook-st*.yaml", "docs/tutorial/v1/guestbook-patch-to-v2.yaml"},
-	group:    "apps.kruise.io",
-	objects:  "objects.yaml",
-	manifest: "config/webhook/manifests.yaml",
+	groups:    []string{"apps.kruise.io"},
+	objects:   "objects.yaml",
+	manifests: []string{"config/webhook/manifests.yaml"},
 	probe: map[string]any{
 		"apiVersion": "apps.kruise.io/v1alpha1", "kind": "CloneSet",
 		"metadata": map[string]any{"name": "probe"},

@@ -38,14 +38,17 @@ func moduleDir(t *testing.T, name, module string, flags ...string) string {
 // register installs the operator's MutatingWebhookConfigurations from its
 // install manifest (a file in its module) as the operator ships them,
 // with the service reference replaced by the process's URL and CA (and its
-// path and rules, when the manifest leaves them to the operator).
-func (a *argo) registerOperatorWebhooks(t *testing.T, w *operatorWebhook, manifest string) []*admissionregistrationv1.MutatingWebhookConfiguration {
+// path and rules, when the manifest leaves them to the operator). prefix
+// is put before each configuration's name, as the install's kustomization
+// does where several controllers' manifests name theirs alike.
+func (a *argo) registerOperatorWebhooks(t *testing.T, w *operatorWebhook, manifest, prefix string) []*admissionregistrationv1.MutatingWebhookConfiguration {
 	t.Helper()
 	out, err := w.Configurations(readObjects(t, filepath.Join(w.Dir, manifest)))
 	if err != nil {
 		t.Fatalf("%s: %v", manifest, err)
 	}
 	for _, cfg := range out {
+		cfg.Name = prefix + cfg.Name
 		if _, err := a.core.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(context.Background(), cfg, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			t.Fatal(err)
 		}

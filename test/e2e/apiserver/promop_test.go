@@ -20,9 +20,9 @@ var promOperatorWebhook = &webhookOperator{
 	annotations: true,
 	crds:        []string{"example/prometheus-operator-crd-full/*.yaml"},
 	samples:     []string{"example/user-guides/alerting/*.yaml", "example/thanos/*.yaml"},
-	group:       "monitoring.coreos.com",
+	groups:      []string{"monitoring.coreos.com"},
 	objects:     "objects.yaml",
-	manifest:    "test/framework/resources/prometheus-operator-mutatingwebhook.yaml",
+	manifests:   []string{"test/framework/resources/prometheus-operator-mutatingwebhook.yaml"},
 	probe: map[string]any{
 		"apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule",
 		"metadata": map[string]any{"name": "probe"},

@@ -12,14 +12,14 @@ import (
 // registered from the release's config/500-webhooks.yaml with the rules its
 // reconciler writes at run time.
 var tektonPipelines = &webhookOperator{
-	name:     "tekton",
-	module:   "github.com/tektoncd/pipeline",
-	operator: "tekton-pipelines",
-	crds:     []string{"config/300-crds/*.yaml"},
-	samples:  []string{"examples/v1/taskruns/*.yaml", "examples/v1/pipelineruns/*.yaml"},
-	group:    "tekton.dev",
-	objects:  "objects.yaml",
-	manifest: "config/500-webhooks.yaml",
+	name:      "tekton",
+	module:    "github.com/tektoncd/pipeline",
+	operator:  "tekton-pipelines",
+	crds:      []string{"config/300-crds/*.yaml"},
+	samples:   []string{"examples/v1/taskruns/*.yaml", "examples/v1/pipelineruns/*.yaml"},
+	groups:    []string{"tekton.dev"},
+	objects:   "objects.yaml",
+	manifests: []string{"config/500-webhooks.yaml"},
 	probe: map[string]any{
 		"apiVersion": "tekton.dev/v1", "kind": "TaskRun",
 		"metadata": map[string]any{"name": "probe"},

@@ -1,15 +1,20 @@
 package apiserver
 
 import (
+	"encoding/json"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/cmp-defaults/cmp-defaults/test/e2e/e2ekit"
 )
 
 // webhookOperator is an operator whose mutating webhook the suite builds
@@ -34,15 +39,27 @@ type webhookOperator struct {
 	// profile has no schema defaults, the operator's has.
 	alongside []string
 	// crds and samples are globs in the operator's module: its CRDs and
-	// the samples it ships (objects of group and moreGroups only are kept).
+	// the samples it ships (objects of groups only are kept: an API group,
+	// or a group and version, group/version).
 	crds, samples []string
-	group         string
-	moreGroups    []string
+	groups        []string
+	// samplesModule, when set, is the module whose files samples names
+	// (at the operator's version: a module of the same repository, such
+	// as its tests'), instead of the operator's; sampleVars are the
+	// values of its ${NAME} and ${NAME:=default} placeholders (clusterctl's
+	// template variables), a placeholder not named keeping its default.
+	samplesModule string
+	sampleVars    map[string]string
 	// objects is a file of the suite's own objects in testdata/webhooks/NAME
 	// (optional), checked like the samples.
 	objects string
-	// manifest is the module file with its MutatingWebhookConfigurations.
-	manifest string
+	// manifests are the module files with its MutatingWebhookConfigurations
+	// (one per controller of the operator).
+	manifests []string
+	// kubeconfig: the webhook reads the cluster (a controller-runtime
+	// manager's client), so its process gets the API server's kubeconfig
+	// as KUBECONFIG.
+	kubeconfig bool
 	// env configures the webhook process as the operator's install does.
 	env []string
 	// probe is created (dry run) until probed says the webhook mutated it.
@@ -163,12 +180,21 @@ func (op *webhookOperator) testRelease(t *testing.T, r webhookRelease) {
 		})
 	}
 	t.Run("upstream-samples", func(t *testing.T) {
-		objs := a.accepted(t, op.moduleSamples(t, w.Dir), op.namespace())
+		dir := w.Dir
+		if op.samplesModule != "" {
+			var err error
+			if dir, err = downloadModule(filepath.Join("..", "webhook-"+op.name), op.samplesModule+"@"+w.Version); err != nil && !r.always {
+				t.Skipf("the samples are not at hand: %v", err)
+			} else if err != nil {
+				t.Fatal(err)
+			}
+		}
+		objs := a.accepted(t, op.moduleSamples(t, dir), op.namespace())
 		if len(objs) == 0 {
 			t.Skip("no samples in the module")
 		}
 		requireSyncedExcept(t, a.run(t, scenario{id: op.name + "-samples", crds: crds, objects: objs, fillArgs: fillArgs, annotations: op.annotations}), op.notFilled)
-		t.Logf("%d upstream sample objects of %s accepted by the server and checked", len(objs), strings.Join(append([]string{op.group}, op.moreGroups...), ", "))
+		t.Logf("%d upstream sample objects of %s accepted by the server and checked", len(objs), strings.Join(op.groups, ", "))
 	})
 }
 
@@ -178,8 +204,11 @@ func (op *webhookOperator) testRelease(t *testing.T, r webhookRelease) {
 func (op *webhookOperator) start(t *testing.T, flags []string) (*operatorWebhook, *server, *argo, []string, []*apiextv1.CustomResourceDefinition) {
 	t.Helper()
 	env := append(slices.Clone(op.env), "OPERATOR_MODULE_DIR="+moduleDir(t, op.name, op.module, flags...))
-	w := startOperatorWebhookBuild(t, op.name, flags, env...)
 	s := startServer(t)
+	if op.kubeconfig {
+		env = append(env, "KUBECONFIG="+s.kubeconfig)
+	}
+	w := startOperatorWebhookBuild(t, op.name, flags, env...)
 	a := newArgo(t, s.cfg)
 	var crdFiles []string
 	for _, g := range op.crds {
@@ -196,7 +225,21 @@ func (op *webhookOperator) start(t *testing.T, flags []string) (*operatorWebhook
 		w.PointConversion(c)
 	}
 	a.installCRDs(t, crds)
-	a.registerOperatorWebhooks(t, w, op.manifest)
+	registered := 0
+	for _, m := range op.manifests {
+		prefix := "" // several controllers' manifests: named apart by their folder
+		if len(op.manifests) > 1 {
+			prefix = strings.ReplaceAll(filepath.Dir(m), "/", "-") + "-"
+			if _, err := os.Stat(filepath.Join(w.Dir, m)); err != nil {
+				continue // another release's layout
+			}
+		}
+		a.registerOperatorWebhooks(t, w, m, prefix)
+		registered++
+	}
+	if registered == 0 {
+		t.Fatalf("none of %v in %s", op.manifests, w.Dir)
+	}
 	a.ensureNamespace(t, op.namespace())
 	probe := &unstructured.Unstructured{Object: op.probe}
 	probe.SetNamespace(op.namespace())
@@ -212,8 +255,17 @@ func (op *webhookOperator) moduleSamples(t *testing.T, dir string) []*unstructur
 	for _, g := range op.samples {
 		files, _ := filepath.Glob(filepath.Join(dir, g))
 		for _, f := range files {
-			for _, o := range readObjects(t, f) {
-				if g, _, _ := strings.Cut(o.GetAPIVersion(), "/"); g != op.group && !slices.Contains(op.moreGroups, g) {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if op.sampleVars != nil {
+				data = substitute(t, f, data, op.sampleVars)
+			}
+			for _, o := range decodeObjects(t, data) {
+				if !slices.ContainsFunc(op.groups, func(g string) bool {
+					return o.GetAPIVersion() == g || strings.HasPrefix(o.GetAPIVersion(), g+"/")
+				}) {
 					continue
 				}
 				name := o.GetName()
@@ -228,4 +280,47 @@ func (op *webhookOperator) moduleSamples(t *testing.T, dir string) []*unstructur
 		}
 	}
 	return out
+}
+
+// placeholder is a clusterctl template variable: ${NAME}, ${NAME:=default}
+// or ${NAME:-default}; a default may itself be a placeholder, replaced
+// first.
+var placeholder = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::[=-]([^}$]*))?\}`)
+
+// substitute replaces the placeholders of a template by vars, or by their
+// defaults, innermost first; one with neither fails the test.
+func substitute(t *testing.T, file string, data []byte, vars map[string]string) []byte {
+	t.Helper()
+	for range 3 {
+		data = placeholder.ReplaceAllFunc(data, func(m []byte) []byte {
+			sub := placeholder.FindSubmatch(m)
+			if v, ok := vars[string(sub[1])]; ok {
+				return []byte(v)
+			}
+			if sub[2] != nil {
+				return sub[2]
+			}
+			t.Fatalf("%s: no value for %s", file, sub[0])
+			return nil
+		})
+	}
+	return data
+}
+
+// downloadModule is the directory of module@version in the Go module
+// cache, downloaded through the module proxy if needed (by the go command
+// of the webhook module in src, whose toolchain it selects).
+func downloadModule(src, modVersion string) (string, error) {
+	cmd, err := e2ekit.GoCommand(src, "mod", "download", "-json", modVersion)
+	if err != nil {
+		return "", err
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var m struct{ Dir, Error string }
+	if jerr := json.Unmarshal(out, &m); err != nil || jerr != nil || m.Dir == "" {
+		return "", fmt.Errorf("go mod download %s: %v %s %s", modVersion, err, m.Error, strings.TrimSpace(stderr.String()))
+	}
+	return m.Dir, nil
 }

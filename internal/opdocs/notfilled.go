@@ -1,0 +1,58 @@
+package opdocs
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// unfilled is a field an operator's webhook writes that no profile fills,
+// and why: its value depends on the request, the old object, another
+// field of the object or what the cluster holds.
+type unfilled struct{ kinds, path, why string }
+
+// notFilled holds, per operator, the fields its webhooks write that are
+// not prefillable (the API server suite checks that its samples differ
+// from what the server stores at these fields only; audit keeps a rule on
+// them).
+var notFilled = map[string][]unfilled{
+	"knative-eventing": {
+		{"every kind with a reference (`subscriber`, `reply`, `delivery.deadLetterSink`, `sink`, `filter`, `from[]`), Broker, EventType, SinkBinding",
+			`.ref.namespace, .spec.config.namespace, .spec.reference.namespace, .spec.subject.namespace`,
+			"a reference without a namespace gets the object's own, which the request decides (Argo CD's destination namespace): write it in Git"},
+		{"Trigger, RequestReply", `.metadata.labels["eventing.knative.dev/broker"]`,
+			"copies `spec.broker` (a RequestReply's `spec.brokerRef.name`), and replaces a label written otherwise: write it in Git with that value"},
+		{"ContainerSource", `.spec.template.spec.containers[].name`,
+			"an unnamed container is named after the object and its position (`NAME-0`): write the name in Git"},
+		{"every kind", `.metadata.annotations["GROUP/creator"], .metadata.annotations["GROUP/lastModifier"]`,
+			"the requesting user (Argo CD's service account, on every change of the spec; `GROUP` is the kind's API group): identities, never filled"},
+	},
+	"cluster-api": {
+		{"Machine, MachineSet, MachineDeployment, MachinePool, MachineHealthCheck", `.metadata.labels["cluster.x-k8s.io/cluster-name"]`,
+			"the value of `.spec.clusterName`, copied (and written over a label stated otherwise): no mutation rule copies a field; state the label in Git"},
+		{"MachineDeployment", `.spec.selector.matchLabels["cluster.x-k8s.io/cluster-name"], .spec.template.metadata.labels["cluster.x-k8s.io/cluster-name"]`,
+			"the value of `.spec.clusterName`, copied, always"},
+		{"MachineDeployment, MachineSet", `.spec.selector.matchLabels, .spec.template.metadata.labels`,
+			"when the selector states neither labels nor expressions: the object's own name (`cluster.x-k8s.io/deployment-name`, `cluster.x-k8s.io/set-name`)"},
+		{"MachineSet, MachineDeployment, MachinePool", `.spec.replicas`, "1 when nothing says otherwise, but the autoscaler's `cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size` and `-max-size` annotations decide it, and on update the old object's replicas; state the replicas in Git, or leave them to the autoscaler with an ignore rule"},
+		{"Cluster", `.spec.topology.variables`, "defaulted from the schema of the ClusterClass the Cluster names, read from the cluster when the class is reconciled"},
+		{"KubeadmConfigTemplate", `.spec.template.spec`, "earlier releases' defaults, applied only to the topology controller's own dry runs (a dry-run request whose object carries its dry-run annotation)"},
+		{"ExtensionConfig", `.spec.namespaceSelector, .spec.clientConfig.service.port`, "an empty selector and port 443: the kind is cluster-scoped, and the learner's inputs are namespaced objects; not learned, so not filled"},
+	},
+}
+
+// notFilledSection lists the fields of op its webhooks write that no
+// profile fills, with the reason.
+func notFilledSection(b *bytes.Buffer, op string) {
+	list, ok := notFilled[op]
+	if !ok {
+		return
+	}
+	b.WriteString("\n## What the webhooks write that is not filled\n\n")
+	b.WriteString("The webhooks write these fields from the request, the old object, another field or the cluster's" +
+		" state, so no profile can fill them ahead of the API server, and `audit` keeps an `ignoreDifferences` rule on" +
+		" them. [Webhook defaults](../webhooks.md) says how each diff mode of Argo CD sees them.\n\n")
+	b.WriteString("| Kinds | Field | Why |\n|---|---|---|\n")
+	for _, u := range list {
+		fmt.Fprintf(b, "| %s | %s | %s |\n", u.kinds, code(u.path), u.why)
+	}
+}
