@@ -65,7 +65,7 @@ var notFillable = map[string][]setting{
 			"an unnamed container is named after the object and its position (`NAME-0`): write the name in Git"},
 		{"`.metadata.annotations[\"GROUP/creator\"]` and `[\"GROUP/lastModifier\"]` (`GROUP` the kind's API group)",
 			"the requesting user (Argo CD's service account, on every change of the spec): identities, never filled"},
-		{"`metadata` of a ContainerSource's pod template and a JobSink's Job and its template, in v1.20.3",
+		{"`metadata` of a ContainerSource's pod template and a JobSink's Job and its template, in v1.19.8 and v1.20.3",
 			"`{creationTimestamp: null}`, a null the webhook's Go types write (`k8s.io/apimachinery` before v0.34): no mutation fills a null; Argo CD compares past it"},
 	},
 }
