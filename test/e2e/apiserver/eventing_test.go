@@ -47,7 +47,16 @@ var knativeEventing = &webhookOperator{
 		}
 	},
 	notFilled: eventingNotFilled,
+	// v1.19.8 (its module; cmd/webhook does not default RequestReply yet:
+	// norequestreply), v1.20.3 and v1.21.4, the newest patches of their
+	// lines (cmd/webhook defaults and converts the same types as v1.22.2's),
+	// from their source at the tag: the proxy refuses both modules, and
+	// v1.21.4's pin of knative.dev/pkg, taken from the copy the release
+	// vendors (scripts/webhook-sources.sh); v1.22.2 (go.mod).
 	releases: []webhookRelease{
+		{modfile: "go.v0.46.8.mod", tags: "norequestreply"},
+		{modfile: "go.v0.47.3.mod"},
+		{modfile: "go.v0.48.4.mod"},
 		{modfile: "go.mod", always: true},
 	},
 	release: knativeModuleRelease,
@@ -69,6 +78,7 @@ func knativeModuleRelease(v string) string {
 var eventingNotFilled = []notFilled{
 	{path: `\.ref\.namespace$|\.(brokerRef|channel|reference|subject)\.namespace$`, reason: "a reference without a namespace gets the object's own namespace, which the request decides (Argo CD's destination namespace); write the namespace in Git"},
 	{path: `\.containers\[\]\.name$`, reason: "a ContainerSource's unnamed container is named after the object and its index (NAME-0); write the name in Git"},
+	{path: `\.(template|job)\.metadata$`, reason: "an embedded pod template's or Job's metadata: {creationTimestamp: null}, which the webhooks built with k8s.io/apimachinery before v0.34 (v1.19.8, v1.20.3) write; a null no mutation fills (Argo CD compares past it)"},
 	{path: `^\.metadata\.labels\["eventing\.knative\.dev/broker"\]$`, reason: "a Trigger's (and RequestReply's) broker label copies spec.broker (brokerRef.name); write the label in Git"},
 }
 

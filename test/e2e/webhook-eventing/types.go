@@ -24,7 +24,6 @@ import (
 var types = map[schema.GroupVersionKind]resourcesemantics.GenericCRD{
 	eventingv1alpha1.SchemeGroupVersion.WithKind("EventPolicy"):      &eventingv1alpha1.EventPolicy{},
 	eventingv1alpha1.SchemeGroupVersion.WithKind("EventTransform"):   &eventingv1alpha1.EventTransform{},
-	eventingv1alpha1.SchemeGroupVersion.WithKind("RequestReply"):     &eventingv1alpha1.RequestReply{},
 	eventingv1beta1.SchemeGroupVersion.WithKind("EventType"):         &eventingv1beta1.EventType{},
 	eventingv1beta2.SchemeGroupVersion.WithKind("EventType"):         &eventingv1beta2.EventType{},
 	eventingv1.SchemeGroupVersion.WithKind("Broker"):                 &eventingv1.Broker{},
