@@ -6,7 +6,9 @@
 # $MIRRORS_DIR (as scripts/gen-profiles.sh takes it; unset: .mirror next to
 # this checkout), its dependencies from the proxy. src/TAG/.commit records
 # the commit, which the learned file names. src/ is not committed.
-# Maintainers only (scripts/learn-webhooks.sh runs it).
+# Maintainers only (scripts/learn-webhooks.sh runs it). Arguments limit it to
+# those webhook modules (webhook-kruise webhook-capi): one operator's sources
+# need only that operator's mirror.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 case ${MIRRORS_DIR:-} in
@@ -16,6 +18,9 @@ case ${MIRRORS_DIR:-} in
 esac
 for dir in "$root"/test/e2e/webhook-*/; do
   name=$(basename "$dir")
+  if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then
+    continue
+  fi
   case $name in
   webhook-cnpg) mirror=cloudnative-pg+cloudnative-pg prefix= ;;
   webhook-knative) mirror=knative+serving prefix=knative- ;;
