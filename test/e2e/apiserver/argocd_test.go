@@ -455,19 +455,23 @@ func content(t *testing.T, obj *unstructured.Unstructured) map[string]any {
 	return out
 }
 
-// annotationDiff lists the annotations got has and want lacks or has
-// otherwise, but those kubectl's client-side apply writes.
-func annotationDiff(want, got *unstructured.Unstructured) []change {
-	w := want.GetAnnotations()
+// metadataDiff lists the labels and annotations got has and want lacks or
+// has otherwise, but the annotation kubectl's client-side apply writes.
+func metadataDiff(want, got *unstructured.Unstructured) []change {
 	var cs []change
-	for k, v := range got.GetAnnotations() {
-		p := `.metadata.annotations["` + k + `"]`
-		switch wv, ok := w[k]; {
-		case k == corev1.LastAppliedConfigAnnotation:
-		case !ok:
-			cs = append(cs, change{path: p, to: v, added: true})
-		case wv != v:
-			cs = append(cs, change{path: p, from: wv, to: v})
+	for _, m := range []struct {
+		field     string
+		want, got map[string]string
+	}{{"labels", want.GetLabels(), got.GetLabels()}, {"annotations", want.GetAnnotations(), got.GetAnnotations()}} {
+		for k, v := range m.got {
+			p := `.metadata.` + m.field + `["` + k + `"]`
+			switch wv, ok := m.want[k]; {
+			case k == corev1.LastAppliedConfigAnnotation:
+			case !ok:
+				cs = append(cs, change{path: p, to: v, added: true})
+			case wv != v:
+				cs = append(cs, change{path: p, from: wv, to: v})
+			}
 		}
 	}
 	return cs

@@ -47,6 +47,7 @@ var knativeEventing = &webhookOperator{
 		}
 	},
 	notFilled: eventingNotFilled,
+	metadata:  true,
 	// v1.19.8 (its module; cmd/webhook does not default RequestReply yet:
 	// norequestreply), v1.20.3 and v1.21.4, the newest patches of their
 	// lines (cmd/webhook defaults and converts the same types as v1.22.2's),
@@ -80,6 +81,7 @@ var eventingNotFilled = []notFilled{
 	{path: `\.containers\[\]\.name$`, reason: "a ContainerSource's unnamed container is named after the object and its index (NAME-0); write the name in Git"},
 	{path: `\.(template|job)\.metadata$`, reason: "an embedded pod template's or Job's metadata: {creationTimestamp: null}, which the webhooks built with k8s.io/apimachinery before v0.34 (v1.19.8, v1.20.3) write; a null no mutation fills (Argo CD compares past it)"},
 	{path: `^\.metadata\.labels\["eventing\.knative\.dev/broker"\]$`, reason: "a Trigger's (and RequestReply's) broker label copies spec.broker (brokerRef.name); write the label in Git"},
+	{path: `^\.metadata\.annotations\["[a-z.]+/(creator|lastModifier)"\]$`, reason: "the requesting user: identities, never filled"},
 }
 
 // TestEventingWebhook: the webhook of each release, learned and checked on

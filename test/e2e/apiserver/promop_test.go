@@ -13,16 +13,16 @@ import (
 // the operator's own e2e tests use. Its shipped profile has no schema
 // defaults: objects are filled with prometheus-operator selected too.
 var promOperatorWebhook = &webhookOperator{
-	name:        "promop",
-	module:      "github.com/prometheus-operator/prometheus-operator",
-	operator:    "prometheus-operator-admission-webhook",
-	alongside:   []string{"prometheus-operator"},
-	annotations: true,
-	crds:        []string{"example/prometheus-operator-crd-full/*.yaml"},
-	samples:     []string{"example/user-guides/alerting/*.yaml", "example/thanos/*.yaml"},
-	groups:      []string{"monitoring.coreos.com"},
-	objects:     "objects.yaml",
-	manifests:   []string{"test/framework/resources/prometheus-operator-mutatingwebhook.yaml"},
+	name:      "promop",
+	module:    "github.com/prometheus-operator/prometheus-operator",
+	operator:  "prometheus-operator-admission-webhook",
+	alongside: []string{"prometheus-operator"},
+	metadata:  true,
+	crds:      []string{"example/prometheus-operator-crd-full/*.yaml"},
+	samples:   []string{"example/user-guides/alerting/*.yaml", "example/thanos/*.yaml"},
+	groups:    []string{"monitoring.coreos.com"},
+	objects:   "objects.yaml",
+	manifests: []string{"test/framework/resources/prometheus-operator-mutatingwebhook.yaml"},
 	probe: map[string]any{
 		"apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule",
 		"metadata": map[string]any{"name": "probe"},

@@ -445,10 +445,10 @@ type scenario struct {
 	crds     []*apiextv1.CustomResourceDefinition
 	objects  []*unstructured.Unstructured // as in Git
 	fillArgs []string                     // --operator ... [--profiles-dir ...]
-	// annotations: the filled objects' annotations are compared with the
-	// stored ones too (an operator's webhook writes them); the content
-	// comparison leaves metadata out.
-	annotations bool
+	// metadata: the filled objects' labels and annotations are compared
+	// with the stored ones too (an operator's webhook writes them); the
+	// content comparison leaves metadata out.
+	metadata bool
 }
 
 // objectResult is what one object went through.
@@ -528,8 +528,8 @@ func (a *argo) run(t *testing.T, sc scenario) []*objectResult {
 					r.vsRaw = append(r.vsRaw, excuse(contentDiff(t, filled[i], live))...)
 				} else {
 					r.vsFilled = append(r.vsFilled, excuse(contentDiff(t, target, live))...)
-					if sc.annotations {
-						r.vsFilled = append(r.vsFilled, annotationDiff(target, live)...)
+					if sc.metadata {
+						r.vsFilled = append(r.vsFilled, metadataDiff(target, live)...)
 					}
 				}
 			}

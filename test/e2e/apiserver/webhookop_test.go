@@ -31,9 +31,9 @@ type webhookOperator struct {
 	// operator is the shipped operator the learned files belong to
 	// (scripts/learned/OPERATOR/TAG.yaml).
 	operator string
-	// annotations: its webhook writes annotations, which the objects'
-	// check compares too (metadata is otherwise left out).
-	annotations bool
+	// metadata: its webhook writes labels or annotations, which the
+	// objects' check compares too (metadata is otherwise left out).
+	metadata bool
 	// alongside are the shipped operators selected next to it when its
 	// objects are filled, at the same release: an optional webhook's
 	// profile has no schema defaults, the operator's has.
@@ -176,7 +176,7 @@ func (op *webhookOperator) testRelease(t *testing.T, r webhookRelease) {
 	if op.objects != "" {
 		t.Run("own-objects", func(t *testing.T) {
 			objs := a.accepted(t, readObjects(t, filepath.Join(dir, op.objects)), op.namespace())
-			requireSyncedExcept(t, a.run(t, scenario{id: op.name + "-own", crds: crds, objects: objs, fillArgs: fillArgs, annotations: op.annotations}), op.notFilled)
+			requireSyncedExcept(t, a.run(t, scenario{id: op.name + "-own", crds: crds, objects: objs, fillArgs: fillArgs, metadata: op.metadata}), op.notFilled)
 		})
 	}
 	t.Run("upstream-samples", func(t *testing.T) {
@@ -193,7 +193,7 @@ func (op *webhookOperator) testRelease(t *testing.T, r webhookRelease) {
 		if len(objs) == 0 {
 			t.Skip("no samples in the module")
 		}
-		requireSyncedExcept(t, a.run(t, scenario{id: op.name + "-samples", crds: crds, objects: objs, fillArgs: fillArgs, annotations: op.annotations}), op.notFilled)
+		requireSyncedExcept(t, a.run(t, scenario{id: op.name + "-samples", crds: crds, objects: objs, fillArgs: fillArgs, metadata: op.metadata}), op.notFilled)
 		t.Logf("%d upstream sample objects of %s accepted by the server and checked", len(objs), strings.Join(op.groups, ", "))
 	})
 }
