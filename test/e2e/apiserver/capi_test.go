@@ -55,8 +55,9 @@ var clusterAPI = &webhookOperator{
 			}
 		}
 	},
+	metadata: true,
 	notFilled: []notFilled{
-		{path: `^\.metadata\.labels(\.cluster\.x-k8s\.io/cluster-name)?$`, reason: "the cluster's name, copied from .spec.clusterName: no mutation rule copies a field"},
+		{path: `^\.metadata\.labels(\.cluster\.x-k8s\.io/cluster-name|\["cluster\.x-k8s\.io/cluster-name"\])?$`, reason: "the cluster's name, copied from .spec.clusterName: no mutation rule copies a field"},
 		{path: `^\.spec\.(selector\.matchLabels|template\.metadata(\.labels)?)(\.cluster\.x-k8s\.io/(cluster-name|deployment-name|set-name))?$`, reason: "the cluster's or the object's own name, copied into the selector and the template's labels: no mutation rule copies a field"},
 		{path: `\.spec\.replicas$`, reason: "a MachineSet's, MachineDeployment's or MachinePool's replicas follow the autoscaler's min-size annotation, and on update the old object"},
 		{path: `\.spec\.topology\.variables`, reason: "a managed topology's variables are defaulted from the ClusterClass read from the cluster"},

@@ -115,6 +115,7 @@ var cnpgOperator = &webhookOperator{
 	samples:   []string{"docs/src/samples/*.yaml"},
 	groups:    []string{"postgresql.cnpg.io"},
 	objects:   "clusters.yaml",
+	metadata:  true,
 	manifests: []string{"config/webhook/manifests.yaml"},
 	env:       cnpgEnv,
 	probe: map[string]any{

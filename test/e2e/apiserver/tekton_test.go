@@ -50,6 +50,7 @@ var tektonPipelines = &webhookOperator{
 			}
 		}
 	},
+	metadata: true,
 	notFilled: []notFilled{
 		{path: `\.params\[\]\.type$`, reason: "a parameter's type follows its default's JSON type, which no mutation rule can say; write the type in Git"},
 		{path: `\.properties\.[^.]+\.type$`, reason: "the type of each property of an object parameter or result: learned for the property names the inputs use only; write it in Git"},
