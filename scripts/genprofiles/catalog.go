@@ -50,8 +50,8 @@ type conversion struct {
 // at each tag, and, when its defaults are learned, the Go module whose
 // defaulting scripts/learn-webhooks.sh serves and learns from.
 type webhookSpec struct {
-	Manifest manifests `yaml:"manifest"`
-	Module   string    `yaml:"module"`
+	Manifest pathList `yaml:"manifest"`
+	Module   string   `yaml:"module"`
 	// RulesFromCRDs: a webhook the manifest registers without rules gets
 	// one per CRD of the release (every version, create and update), as
 	// knative.dev/pkg's reconciler writes them at run time, one per type
@@ -63,14 +63,14 @@ type webhookSpec struct {
 	Learns []string `yaml:"learns"`
 }
 
-// manifests is one manifest path or a list of them (an operator whose
-// install registers its webhooks in several files, each read at each tag
-// that has it).
-type manifests []string
+// pathList is one path or a list of them, read alike: an operator of several
+// controllers has several CRD folders and install manifests, each read at
+// each tag that has it.
+type pathList []string
 
-func (m *manifests) UnmarshalYAML(n *yaml.Node) error {
+func (m *pathList) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind == yaml.ScalarNode {
-		*m = manifests{n.Value}
+		*m = pathList{n.Value}
 		return nil
 	}
 	var l []string
@@ -94,11 +94,8 @@ type tagFilter struct {
 }
 
 type pathSpec struct {
-	From string `yaml:"from"`
-	Dir  string `yaml:"dir"`
-	// Dirs: several CRD locations read together at each tag of the range
-	// (an operator of several controllers, each with its own CRDs).
-	Dirs      []string `yaml:"dirs"`
+	From      string   `yaml:"from"`
+	Dir       pathList `yaml:"dir"` // one folder, or several read together
 	Recursive bool     `yaml:"recursive"`
 	Skip      []string `yaml:"skip"` // base-name globs of files that are no Kubernetes objects
 }
@@ -136,8 +133,8 @@ func (e *entry) validate() error {
 		return fmt.Errorf("webhooks needs a manifest and a mirror source")
 	}
 	for i, p := range e.Paths {
-		if (p.Dir == "") == (len(p.Dirs) == 0) {
-			return fmt.Errorf("paths[%d]: one of dir and dirs is required", i)
+		if len(p.Dir) == 0 || slices.Contains(p.Dir, "") {
+			return fmt.Errorf("paths[%d]: dir is required", i)
 		}
 	}
 	if e.MutationsOnly && (e.Webhooks == nil || e.Webhooks.Module == "") {
@@ -186,7 +183,7 @@ func (e *entry) validate() error {
 func (e *entry) describe() string {
 	var dirs []string
 	for _, p := range e.Paths {
-		ds := p.dirs()
+		ds := slices.Clone(p.Dir)
 		for i := range ds {
 			if p.Recursive {
 				ds[i] += "/**"
@@ -218,14 +215,6 @@ func (e *entry) setConversion(tag string, crds []apiextv1.CustomResourceDefiniti
 			crds[i].Spec.Conversion = &apiextv1.CustomResourceConversion{Strategy: apiextv1.ConversionStrategyType(at.Strategy)}
 		}
 	}
-}
-
-// dirs are the CRD locations of a path spec.
-func (p pathSpec) dirs() []string {
-	if p.Dir != "" {
-		return []string{p.Dir}
-	}
-	return slices.Clone(p.Dirs)
 }
 
 // pathAt is the CRD location in force at a tag.

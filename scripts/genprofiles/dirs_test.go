@@ -9,7 +9,7 @@ import (
 )
 
 // An operator of several controllers: CRDs read from several folders at a
-// tag (dirs), mutating webhooks from several manifests, each webhook
+// tag (a list in dir), mutating webhooks from several manifests, each webhook
 // recorded with the file that registers it.
 func TestSeveralFoldersAndManifests(t *testing.T) {
 	widgets := strings.NewReplacer("gizmos", "widgets", "Gizmo", "Widget").Replace(gizmoCRD("example.com", "Fast"))
@@ -22,9 +22,9 @@ func TestSeveralFoldersAndManifests(t *testing.T) {
 	git := testMirror(t, []string{"v1.0.0"}, trees)
 	e := entry{Name: "gizmo", Repository: "github.com/example/gizmo", Groups: []string{"example.com"}, Source: "mirror", Mirror: "example+gizmo",
 		Tags:  tagFilter{Pattern: `^v[0-9]+\.[0-9]+\.[0-9]+$`, From: "v1.0.0", To: "v1.0.0"},
-		Paths: []pathSpec{{From: "v1.0.0", Dirs: []string{"crds", "widget/crds"}}},
+		Paths: []pathSpec{{From: "v1.0.0", Dir: pathList{"crds", "widget/crds"}}},
 		// A manifest no release has is read as absent where another is there.
-		Webhooks: &webhookSpec{Manifest: manifests{"config/webhook/manifests.yaml", "core/webhook/manifests.yaml", "widget/webhook/manifests.yaml"}},
+		Webhooks: &webhookSpec{Manifest: pathList{"config/webhook/manifests.yaml", "core/webhook/manifests.yaml", "widget/webhook/manifests.yaml"}},
 	}
 	if err := e.validate(); err != nil {
 		t.Fatal(err)
@@ -61,9 +61,9 @@ func TestSeveralFoldersAndManifests(t *testing.T) {
 	if n := len(p.Provenance.Files); n != 2 {
 		t.Errorf("provenance: %d files, want 2", n)
 	}
-	// One of dir and dirs.
-	e.Paths[0].Dir = "crds"
-	if err := e.validate(); err == nil || !strings.Contains(err.Error(), "one of dir and dirs") {
-		t.Errorf("dir and dirs: %v", err)
+	// Every folder named.
+	e.Paths[0].Dir = pathList{"crds", ""}
+	if err := e.validate(); err == nil || !strings.Contains(err.Error(), "paths[0]: dir is required") {
+		t.Errorf("an empty folder: %v", err)
 	}
 }

@@ -81,7 +81,7 @@ type treeFile struct{ path, blob string }
 // is read as the file it points to in the same tree.
 func (m *mirror) files(tag string, p pathSpec) ([]treeFile, error) {
 	var files []treeFile
-	for _, dir := range p.dirs() {
+	for _, dir := range p.Dir {
 		f, err := m.dirFiles(tag, dir, p)
 		if err != nil {
 			return nil, err
@@ -211,7 +211,7 @@ func generateMirror(e *entry, m *mirror, learnedDir string) (map[string][]byte, 
 			prov.Files = append(prov.Files, operators.ProvenanceFile{Path: f.path, Blob: f.blob})
 		}
 		if len(all) == 0 {
-			return nil, fmt.Errorf("%s: no CustomResourceDefinition under %s", r.tag, strings.Join(spec.dirs(), ", "))
+			return nil, fmt.Errorf("%s: no CustomResourceDefinition under %s", r.tag, strings.Join(spec.Dir, ", "))
 		}
 		e.setConversion(r.tag, all)
 		p, err := extract.Profile(e.Name, r.tag, all)

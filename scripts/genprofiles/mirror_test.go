@@ -106,8 +106,8 @@ func TestGenerateMirror(t *testing.T) {
 		Source: "mirror", Mirror: "example+gizmo",
 		Tags: tagFilter{Pattern: `^v[0-9]+\.[0-9]+\.[0-9]+$`, From: "v1.0.0", To: "v1.1.1", Exclude: []string{"v1.0.1"}},
 		Paths: []pathSpec{
-			{From: "v1.0.0", Dir: "crds", Skip: []string{"kustomization.yaml"}},
-			{From: "v1.1.0", Dir: "crds", Recursive: true, Skip: []string{"kustomization.yaml"}},
+			{From: "v1.0.0", Dir: pathList{"crds"}, Skip: []string{"kustomization.yaml"}},
+			{From: "v1.1.0", Dir: pathList{"crds"}, Recursive: true, Skip: []string{"kustomization.yaml"}},
 		},
 	}
 	if err := e.validate(); err != nil {
@@ -240,8 +240,8 @@ func TestWebhooks(t *testing.T) {
 	git := testMirror(t, []string{"v1.0.0", "v1.1.0", "v1.2.0", "v1.3.0"}, trees)
 	e := entry{Name: "gizmo", Repository: "github.com/example/gizmo", Groups: []string{"example.com"}, Source: "mirror", Mirror: "example+gizmo",
 		Tags:     tagFilter{Pattern: `^v[0-9]+\.[0-9]+\.[0-9]+$`, From: "v1.0.0", To: "v1.3.0"},
-		Paths:    []pathSpec{{From: "v1.0.0", Dir: "crds"}},
-		Webhooks: &webhookSpec{Manifest: manifests{file, extra}},
+		Paths:    []pathSpec{{From: "v1.0.0", Dir: pathList{"crds"}}},
+		Webhooks: &webhookSpec{Manifest: pathList{file, extra}},
 	}
 	if err := e.validate(); err != nil {
 		t.Fatal(err)
@@ -279,7 +279,7 @@ func TestWebhooks(t *testing.T) {
 		t.Errorf("marks:\n got %s\nwant %s", g, w)
 	}
 	// A file at no release is a mistake in the catalog, not an absence.
-	e.Webhooks.Manifest = manifests{"config/webhooks/manifests.yaml"}
+	e.Webhooks.Manifest = pathList{"config/webhooks/manifests.yaml"}
 	if _, err := generateMirror(&e, m, t.TempDir()); err == nil || !strings.Contains(err.Error(), "config/webhooks/manifests.yaml is at none of the releases v1.0.0..v1.3.0") {
 		t.Errorf("missing file: %v", err)
 	}
@@ -297,8 +297,8 @@ func TestWebhookRulesFromCRDs(t *testing.T) {
 	for _, fromCRDs := range []bool{false, true} {
 		e := entry{Name: "gizmo", Repository: "github.com/example/gizmo", Groups: []string{"example.com"}, Source: "mirror", Mirror: "example+gizmo",
 			Tags:     tagFilter{Pattern: `^v[0-9]+\.[0-9]+\.[0-9]+$`, From: "v1.0.0", To: "v1.0.0"},
-			Paths:    []pathSpec{{From: "v1.0.0", Dir: "crds"}},
-			Webhooks: &webhookSpec{Manifest: manifests{file}, RulesFromCRDs: fromCRDs},
+			Paths:    []pathSpec{{From: "v1.0.0", Dir: pathList{"crds"}}},
+			Webhooks: &webhookSpec{Manifest: pathList{file}, RulesFromCRDs: fromCRDs},
 		}
 		if err := e.validate(); err != nil {
 			t.Fatal(err)
@@ -344,7 +344,7 @@ func TestWriteNewest(t *testing.T) {
 	git := testMirror(t, []string{"v1.0.0", "v1.1.0", "v1.2.0"}, trees)
 	e := entry{Name: "gizmo", Repository: "github.com/example/gizmo", Groups: []string{"example.com"}, Source: "mirror", Mirror: "example+gizmo",
 		Tags:  tagFilter{Pattern: `^v[0-9]+\.[0-9]+\.[0-9]+$`, From: "v1.0.0", To: "v1.1.0"},
-		Paths: []pathSpec{{From: "v1.0.0", Dir: "crds", Recursive: true, Skip: []string{"kustomization.yaml"}}},
+		Paths: []pathSpec{{From: "v1.0.0", Dir: pathList{"crds"}, Recursive: true, Skip: []string{"kustomization.yaml"}}},
 	}
 	if err := e.validate(); err != nil {
 		t.Fatal(err)
@@ -385,7 +385,7 @@ func TestPrefixedTagsAndLinks(t *testing.T) {
 		Name: "proj", Repository: "github.com/example/proj", Groups: []string{"example.com", "other.example.com"},
 		Source: "mirror", Mirror: "example+proj",
 		Tags:  tagFilter{Prefix: "proj-", Pattern: `^proj-v[0-9]+\.[0-9]+\.[0-9]+$`, From: "v1.0.0", To: "v1.1.0"},
-		Paths: []pathSpec{{From: "v1.0.0", Dir: "crds"}},
+		Paths: []pathSpec{{From: "v1.0.0", Dir: pathList{"crds"}}},
 	}
 	if err := e.validate(); err != nil {
 		t.Fatal(err)
@@ -482,8 +482,8 @@ func TestMutationsOnly(t *testing.T) {
 	}
 	e := entry{Name: "gizmo-webhook", Repository: "github.com/example/gizmo", Groups: []string{"example.com"}, Source: "mirror", Mirror: "example+gizmo",
 		Tags:          tagFilter{Pattern: `^v[0-9]+\.[0-9]+\.[0-9]+$`, From: "v1.0.0", To: "v1.1.0"},
-		Paths:         []pathSpec{{From: "v1.0.0", Dir: "crds"}},
-		Webhooks:      &webhookSpec{Manifest: manifests{file}},
+		Paths:         []pathSpec{{From: "v1.0.0", Dir: pathList{"crds"}}},
+		Webhooks:      &webhookSpec{Manifest: pathList{file}},
 		MutationsOnly: true,
 	}
 	if err := e.validate(); err == nil || !strings.Contains(err.Error(), "mutationsOnly needs") {
