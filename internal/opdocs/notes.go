@@ -24,9 +24,7 @@ var notes = map[string]string{
 		" `dnsPolicy`, `schedulerName`, each container's `terminationMessagePath` and `imagePullPolicy`, ...) and" +
 		" PersistentVolumeClaim defaults into `volumeClaimTemplates`, on create and on an update that changes the template." +
 		" The Advanced DaemonSet defaulter does not default its pod template. Learned for v1.9.0 (CloneSet, Advanced" +
-		" StatefulSet, Advanced DaemonSet); the other kinds' webhooks are not. Not filled: an init container's" +
-		" `imagePullPolicy`, which follows its image's tag (write it in Git), and `creationTimestamp: null` in the templates'" +
-		" metadata, which the webhook's Go types write and Argo CD compares past.\n\n" +
+		" StatefulSet, Advanced DaemonSet); the other kinds' webhooks are not.\n\n" +
 		"**The `TemplateNoDefaults` feature gate.** OpenKruise's GitOps guide recommends turning it on" +
 		" (`featureGates: TemplateNoDefaults=true` in the chart's values, or `--feature-gates` on the manager) because" +
 		" the pod-template defaults make Argo CD show the template OutOfSync. With the gate on, the webhooks no longer" +

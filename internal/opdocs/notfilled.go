@@ -15,6 +15,12 @@ type unfilled struct{ kinds, path, why string }
 // from what the server stores at these fields only; audit keeps a rule on
 // them).
 var notFilled = map[string][]unfilled{
+	"openkruise": {
+		{"CloneSet, Advanced StatefulSet", `.spec.template.spec.initContainers[].imagePullPolicy`,
+			"follows the image's tag (`IfNotPresent`, or `Always` for `latest` or no tag: Kubernetes' container default), which no mutation rule can say; write it in Git"},
+		{"CloneSet, Advanced StatefulSet, Advanced DaemonSet", `.spec.template.metadata.creationTimestamp, .spec.volumeClaimTemplates[].metadata.creationTimestamp`,
+			"`null`, written by the webhook's Go types; no mutation fills a null, and Argo CD compares past it"},
+	},
 	"knative-eventing": {
 		{"every kind with a reference (`subscriber`, `reply`, `delivery.deadLetterSink`, `sink`, `filter`, `from[]`), Broker, EventType, SinkBinding",
 			`.ref.namespace, .spec.config.namespace, .spec.reference.namespace, .spec.subject.namespace`,
@@ -50,8 +56,8 @@ func notFilledSection(b *bytes.Buffer, op string) {
 		return
 	}
 	b.WriteString("\n## What the webhooks write that is not filled\n\n")
-	b.WriteString("The webhooks write these fields from the request, the old object, another field or the cluster's" +
-		" state, so no profile can fill them ahead of the API server, and `audit` keeps an `ignoreDifferences` rule on" +
+	b.WriteString("The webhooks write these fields from the request, the old object, another field, the cluster's" +
+		" state or their Go types' encoding, so no profile can fill them ahead of the API server, and `audit` keeps an `ignoreDifferences` rule on" +
 		" them. [Webhook defaults](../webhooks.md) says how each diff mode of Argo CD sees them.\n\n")
 	b.WriteString("| Kinds | Field | Why |\n|---|---|---|\n")
 	for _, u := range list {

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cmp-defaults/cmp-defaults/internal/diff"
@@ -46,7 +47,7 @@ func Page(st *operators.Store, op string) ([]byte, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s\n\n", op)
 	fmt.Fprintf(&b, "<!-- Generated from profiles/%s by scripts/gen-profiles.sh (or `go test ./profiles -run TestOperatorPages -update`); do not edit. -->\n\n", op)
-	if mutationsOnly(profs) {
+	if !slices.ContainsFunc(profs, func(p *operators.Profile) bool { return !p.MutationsOnly() }) { // an optional webhook's
 		fmt.Fprintf(&b, "The defaults that %s, an optional webhook, adds to the objects it matches, release by release, as `cmp-defaults` fills them", op)
 		fmt.Fprintf(&b, " with `--operator %s@VERSION` selected next to the operator's release, whose profile has the CRD schema defaults.", op)
 		b.WriteString(" Select it only where the cluster runs the webhook: without it, the API server adds none of these fields.\n")
@@ -179,18 +180,6 @@ func channelNote(b *bytes.Buffer, st *operators.Store, op string, p *operators.P
 
 // webhooks says which mutating webhooks the operator registers for its own
 // kinds and what of their writing the profiles cover.
-// mutationsOnly: no profile has schema defaults (an optional webhook's).
-func mutationsOnly(profs []*operators.Profile) bool {
-	for _, p := range profs {
-		for _, r := range p.Resources {
-			if len(r.Defaults) > 0 || len(r.ReadDefaults) > 0 {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 func webhooks(b *bytes.Buffer, hooks []operators.Webhook, profs []*operators.Profile) {
 	if len(hooks) == 0 {
 		return
