@@ -39,11 +39,11 @@
 //     the Application a ComparisonError carrying cmp-defaults' message, no
 //     sync runs and nothing is pruned;
 //   - TestArgoCDControllerWebhookOperator: an operator's real mutating
-//     webhook in the admission chain, one per family: CloudNativePG v1.30.0
-//     (controller-runtime, test/e2e/webhook-cnpg) and Tekton Pipelines
-//     v1.15.0 (knative.dev/pkg, test/e2e/webhook-tekton), built and started
-//     by the test: the plugin's objects are Synced after one sync under both
-//     diffs and equal what the server stores.
+//     webhook in the admission chain: CloudNativePG v1.30.0 and Cluster API
+//     v1.14.0 (controller-runtime, test/e2e/webhook-cnpg and webhook-capi)
+//     and Tekton Pipelines v1.15.0 (knative.dev/pkg, test/e2e/webhook-tekton),
+//     built and started by the test: the plugin's objects are Synced after
+//     one sync under both diffs and equal what the server stores.
 //
 // BenchmarkArgoCDControllerRefresh measures a hard refresh with and without
 // the plugin and under Server-Side Diff, from the controller's own metrics

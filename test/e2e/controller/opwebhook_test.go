@@ -40,12 +40,17 @@ func moduleDir(t tb, name, module string) string {
 	return webhookOptions(name).ModuleDir(t, module)
 }
 
-// installCRDs applies the operator's own CRDs from its module.
-func installOperatorCRDs(t tb, w *operatorWebhook, s *kubeServer, glob string) {
+// installOperatorCRDs applies the operator's own CRDs from its module,
+// the files of every glob (one per controller of the operator).
+func installOperatorCRDs(t tb, w *operatorWebhook, s *kubeServer, globs ...string) {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(w.Dir, glob))
+	var files []string
+	for _, g := range globs {
+		found, _ := filepath.Glob(filepath.Join(w.Dir, g))
+		files = append(files, found...)
+	}
 	if len(files) == 0 {
-		t.Fatalf("%s: no CRDs at %s", w.Module, glob)
+		t.Fatalf("%s: no CRDs at %v", w.Module, globs)
 	}
 	var crds []*apiextv1.CustomResourceDefinition
 	for _, o := range readObjects(t, files...) {
@@ -57,17 +62,21 @@ func installOperatorCRDs(t tb, w *operatorWebhook, s *kubeServer, glob string) {
 	s.applyCRDs(t, crds)
 }
 
-// register creates the MutatingWebhookConfigurations of the operator's
-// manifest (a file in its module) with the service reference replaced by
-// the process's URL and CA, and deletes them when t ends, so that no later
-// request waits on a stopped webhook.
-func registerOperatorWebhooks(t tb, w *operatorWebhook, s *kubeServer, manifest string) {
+// registerOperatorWebhooks creates the MutatingWebhookConfigurations of
+// the operator's manifests (files in its module, one per controller) with
+// the service reference replaced by the process's URL and CA, and deletes
+// them when t ends, so that no later request waits on a stopped webhook.
+func registerOperatorWebhooks(t tb, w *operatorWebhook, s *kubeServer, manifests ...string) {
 	t.Helper()
 	ctx := context.Background()
 	api := s.kube.AdmissionregistrationV1().MutatingWebhookConfigurations()
-	cfgs, err := w.Configurations(readObjects(t, filepath.Join(w.Dir, manifest)))
+	var files []string
+	for _, m := range manifests {
+		files = append(files, filepath.Join(w.Dir, m))
+	}
+	cfgs, err := w.Configurations(readObjects(t, files...))
 	if err != nil {
-		t.Fatalf("%s: %v", manifest, err)
+		t.Fatalf("%v: %v", manifests, err)
 	}
 	for _, cfg := range cfgs {
 		if _, err := api.Create(ctx, cfg, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {

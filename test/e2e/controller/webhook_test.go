@@ -35,6 +35,7 @@ type webhookOperator struct {
 var webhookOperators = []webhookOperator{
 	{"cloudnative-pg", "1.30.0", filepath.Join("testdata", "webhook", "cloudnative-pg"), installCNPG},
 	{"tekton-pipelines", "1.15.0", filepath.Join("testdata", "webhook", "tekton-pipelines"), installTekton},
+	{"cluster-api", "1.14.0", filepath.Join("testdata", "webhook", "cluster-api"), installClusterAPI},
 }
 
 // sameAsLive: what the plugin fills for each object equals what the API
@@ -132,6 +133,33 @@ func installTekton(t *testing.T, s *kubeServer) {
 	}}, func(o *unstructured.Unstructured) bool {
 		v, _, _ := unstructured.NestedString(o.Object, "spec", "timeout")
 		return v != ""
+	})
+}
+
+// installClusterAPI: Cluster API v1.14.0's CRDs and mutating webhooks of
+// its three controllers (the core, the kubeadm control plane, the kubeadm
+// bootstrap provider) as its module ships them, the webhook built from
+// test/e2e/webhook-capi with this API server's kubeconfig, as the
+// controllers' managers read the cluster.
+func installClusterAPI(t *testing.T, s *kubeServer) {
+	w := startOperatorWebhook(t, "capi", "KUBECONFIG="+s.kubeconfig)
+	if w.Version != "v1.14.0" {
+		t.Fatalf("webhook-capi serves %s@%s, the profile under test is v1.14.0", w.Module, w.Version)
+	}
+	installOperatorCRDs(t, w, s, filepath.Join("core", "config", "crd", "bases", "*.yaml"),
+		filepath.Join("controlplane", "kubeadm", "config", "crd", "bases", "*.yaml"),
+		filepath.Join("bootstrap", "kubeadm", "config", "crd", "bases", "*.yaml"))
+	registerOperatorWebhooks(t, w, s, filepath.Join("core", "config", "webhook", "manifests.yaml"),
+		filepath.Join("controlplane", "kubeadm", "config", "webhook", "manifests.yaml"),
+		filepath.Join("bootstrap", "kubeadm", "config", "webhook", "manifests.yaml"))
+	s.ensureNamespace(t, "capi-probe")
+	servers.WaitAdmitted(t, s.dyn, schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta2", Resource: "machinehealthchecks"}, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachineHealthCheck",
+		"metadata": map[string]any{"name": "probe", "namespace": "capi-probe"},
+		"spec":     map[string]any{"clusterName": "probe", "selector": map[string]any{"matchLabels": map[string]any{"pool": "probe"}}},
+	}}, func(o *unstructured.Unstructured) bool {
+		_, found, _ := unstructured.NestedInt64(o.Object, "spec", "checks", "nodeStartupTimeoutSeconds")
+		return found
 	})
 }
 
