@@ -29,3 +29,13 @@ if [ -n "$(ls "$tmp")" ]; then
   echo "== engine equals apiserver defaulting on the upstream CRDs of the newest release of: $(ls "$tmp" | tr '\n' ' ')"
   CMP_DEFAULTS_SHARED_CRDS=$tmp go test -count=1 -run TestDifferentialUpstreamCRDs ./internal/defaults/
 fi
+# A module version the proxy cached before its tag moved is another commit
+# than the release: each learned release must come from its tag's commit.
+proxy=$(go env GOPROXY | cut -d, -f1)
+case $proxy in
+http://* | https://*)
+  echo "== learned webhook releases: built from their tag's commit (mirrors in $MIRRORS_DIR, proxy $proxy)"
+  go run ./scripts/genprofiles -catalog profiles/catalog.yaml -mirrors "$MIRRORS_DIR" -origins "$proxy"
+  ;;
+*) echo "== skipped: learned releases against their tags, GOPROXY=$(go env GOPROXY) names no proxy URL" ;;
+esac

@@ -42,6 +42,7 @@ func main() {
 	learned := flag.String("learned", "scripts/learned", "directory of learned webhook mutations, <operator>/<tag>.yaml (scripts/learn-webhooks.sh)")
 	only := flag.String("operators", "", "comma-separated operators to generate (default: every catalog entry)")
 	newest := flag.String("newest-crds", "", "instead of generating, copy the CRD files of each mirrored operator's newest release into this directory, <operator>/<tag>/*.yaml")
+	origins := flag.String("origins", "", "instead of generating, check that each learned release of a mirrored operator was learned from its tag's commit, asking this Go module proxy (URL) which commit it made a module version from")
 	flag.Parse()
 	cat, err := readCatalog(*catFile)
 	if err != nil {
@@ -64,8 +65,8 @@ func main() {
 		var files map[string][]byte
 		switch e.Source {
 		case "dir":
-			if *newest != "" {
-				continue // already laid out as a directory of CRDs
+			if *newest != "" || *origins != "" {
+				continue // already laid out as a directory of CRDs; no tags to check learned releases against
 			}
 			dir := filepath.Join(*crds, e.Name)
 			if _, err := os.Stat(dir); err != nil {
@@ -77,6 +78,14 @@ func main() {
 			gitDir := filepath.Join(*mirrors, e.Mirror, "repo")
 			if _, err := os.Stat(gitDir); err != nil {
 				fmt.Printf("%s: skipped, mirror %s not found (git clone --mirror https://%s %s)\n", e.Name, gitDir, e.Repository, gitDir)
+				continue
+			}
+			if *origins != "" {
+				n, err := checkOrigins(e, newMirror(gitDir), *learned, *origins)
+				if err != nil {
+					fail(fmt.Errorf("%s: %v", e.Name, err))
+				}
+				bad += n
 				continue
 			}
 			if *newest != "" {
@@ -105,6 +114,13 @@ func main() {
 	}
 	for n := range want {
 		fail(fmt.Errorf("operator %q is not in %s", n, *catFile))
+	}
+	if *origins != "" {
+		if bad > 0 {
+			fmt.Fprintf(os.Stderr, "genprofiles: %d learned release(s) were learned from another commit than their tag's\n", bad)
+			os.Exit(1)
+		}
+		return
 	}
 	if *newest != "" {
 		return
