@@ -53,7 +53,7 @@ var kserve = &webhookOperator{
 			}
 		}
 	},
-	metadata:  true,
+	metadata: true,
 	notFilled: []notFilled{
 		{path: `^\.metadata\.annotations(\.modelFormat|\["modelFormat"\])?$`, reason: "the modelFormat annotation, copied from .spec.predictor.model.modelFormat.name: no mutation rule copies a field"},
 		{path: `^\.spec\.predictor\.(model|sklearn|xgboost|tensorflow|pytorch|triton|onnx|huggingface|pmml|lightgbm|paddle)$`, reason: "a predictor written in a framework's field (predictor.sklearn, ...) is moved to predictor.model with that model format: a value written, moved; write predictor.model in Git"},
