@@ -6,7 +6,7 @@
 # inputs generated from test/e2e/apiserver/testdata/webhooks/<name>
 # (seeds.yaml varied by vary.yaml), for every release the suite lists
 # (cnpgReleases, knativeReleases, tektonPipelines.releases, knativeEventing.releases,
-# promOperatorWebhook.releases, openKruise.releases, clusterAPI.releases: one go.mod per release). The same run twice gives the
+# promOperatorWebhook.releases, openKruise.releases, clusterAPI.releases, kserve.releases: one go.mod per release). The same run twice gives the
 # same bytes; without E2E_LEARN_WRITE the suite checks the committed files.
 # One release only: E2E_CNPG_RELEASES=v1.20.2 E2E_LEARN_WRITE=1 GOTOOLCHAIN=go1.27.3
 # go test -count=1 -run 'TestCNPGWebhook/.*/learn$' ./apiserver/ in test/e2e.
@@ -25,6 +25,7 @@ E2E_PROMOP_RELEASES=all E2E_LEARN_WRITE=1 go test -count=1 -run 'TestPromOperato
 E2E_EVENTING_RELEASES=all E2E_LEARN_WRITE=1 go test -count=1 -run 'TestEventingWebhook/.*/learn$' ./apiserver/
 E2E_KRUISE_RELEASES=all E2E_LEARN_WRITE=1 go test -count=1 -run 'TestOpenKruiseWebhook/.*/learn$' ./apiserver/
 E2E_CAPI_RELEASES=all E2E_LEARN_WRITE=1 go test -count=1 -run 'TestClusterAPIWebhook/.*/learn$' ./apiserver/
+E2E_KSERVE_RELEASES=all E2E_LEARN_WRITE=1 go test -count=1 -run 'TestKServeWebhook/.*/learn$' ./apiserver/
 # One subtest per build of test/e2e/webhook-knative (go.mod, go.v*.mod:
 # knativeReleases).
 E2E_KNATIVE_RELEASES=all E2E_LEARN_WRITE=1 exec go test -count=1 -run 'TestKnativeWebhook/.*/learn$' ./apiserver/

@@ -35,6 +35,16 @@ var configured = map[string]struct {
 			{".spec.template.spec.containers[].imagePullPolicy", "`TemplateNoDefaults=true`: not filled"},
 			{".spec.persistentVolumeClaimRetentionPolicy", "`StatefulSetAutoDeletePVC=false`: not filled (Advanced StatefulSet)"},
 		}},
+	"kserve": {"the ConfigMap `inferenceservice-config` in the operator's namespace (`kserve`; the release's `config/configmap/inferenceservice.yaml` is the default installation's), read on every request",
+		"--vary test/e2e/apiserver/testdata/webhooks/kserve/vary.yaml test/e2e/apiserver/testdata/webhooks/kserve/seeds.yaml", []setting{
+			{".spec.predictor.containers[].resources", "`inferenceService` `resource`: `cpuRequest`, `memoryRequest`, `cpuLimit`, `memoryLimit` (a predictor without `model`)"},
+			{".spec.transformer.containers[].resources", "`inferenceService` `resource`, the same keys"},
+			{".spec.explainer.containers[].resources", "`inferenceService` `resource`, the same keys"},
+			{".spec.explainer.art.resources", "`inferenceService` `resource`, the same keys"},
+			{".spec.explainer.art.runtimeVersion", "`explainers` `art.defaultImageVersion`"},
+			{`.metadata.annotations["serving.kserve.io/deploymentMode"]`, "`deploy` `defaultDeploymentMode`: added where none is written only when it is `Standard` or `ModelMesh` (the default installation's `Serverless` adds none)"},
+			{".spec.predictor.automountServiceAccountToken", "`security` `autoMountServiceAccountToken`: when false, `false` on each component that states none (the default installation's `true` adds none)"},
+		}},
 	"knative-serving": {"the ConfigMaps `config-defaults` and `config-features` in `knative-serving`",
 		"test/e2e/apiserver/testdata/webhooks/knative/inputs.yaml", []setting{
 			{".spec.template.spec.timeoutSeconds", "`config-defaults` `revision-timeout-seconds`"},

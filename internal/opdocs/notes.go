@@ -8,15 +8,17 @@ import "bytes"
 // state, and settings of the operator that change what is written. It is
 // written by hand and placed after the list of webhooks.
 var notes = map[string]string{
-	"kserve": "The InferenceService defaulter (read in the code of v0.20.0) fills from the operator's ConfigMap" +
-		" `inferenceservice-config` in the `kserve` namespace, read on every request: the annotation" +
-		" `serving.kserve.io/deploymentMode` where none is written (`deploy.defaultDeploymentMode`, only when that" +
-		" is `Standard` or `ModelMesh`), and each component's container `resources` (the ConfigMap's resource" +
-		" defaults). It moves a predictor written with a framework field (`sklearn:`, `pytorch:`, ...) to" +
-		" `model.modelFormat`, sets `automountServiceAccountToken: false` unless the ConfigMap's `security` says" +
-		" otherwise, and adds local-model-cache labels and annotations when a `LocalModelCache` in the cluster" +
-		" matches the storage URI: cluster state, which no profile can fill. Until a release's defaults are learned" +
-		" these fields are unknown: `render`, `fill` and `explain` warn, and `audit` keeps rules on them.\n",
+	"kserve": "The InferenceService defaulter's defaults of v0.20.0 are learned from its code, with the default" +
+		" installation's `inferenceservice-config` (the ConfigMap the release ships in `config/configmap`), which it" +
+		" reads from the cluster on every request: a transformer's and an explainer's first container, and a" +
+		" predictor's containers when it has no `model`, are named `kserve-container` and get the ConfigMap's resource" +
+		" defaults (requests and limits `cpu: \"1\"`, `memory: 2Gi`, each where not written); an ART explainer gets" +
+		" `runtimeVersion: latest` and the same resources; a Triton or vLLM model gets `protocolVersion: v2`; a model" +
+		" gets the Go round trip's `name: \"\"` and `resources: {}`. The deprecated deployment modes `RawDeployment` and" +
+		" `Serverless` are stored as `Standard` and `Knative`: `fill` warns where you wrote them. What depends on the" +
+		" ConfigMap and what the defaulter writes that is not filled are listed below. The LLMInferenceService" +
+		" defaulters (v0.19.0 on) are not learned, nor are the releases before v0.20.0: their webhook defaults are" +
+		" unknown, so `render`, `fill` and `explain` warn for those kinds and releases, and `audit` keeps rules on them.\n",
 	"openkruise": "The workload defaulters set fields of their kinds: `replicas`, `revisionHistoryLimit` and the update" +
 		" strategy (CloneSet: `type: ReCreate`, `partition: 0`, `maxUnavailable: 20%`, `maxSurge: 0`; Advanced DaemonSet:" +
 		" `burstReplicas: 250` and the rolling update's fields), and those of CloneSet, Advanced StatefulSet, BroadcastJob," +

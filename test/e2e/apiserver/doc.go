@@ -53,10 +53,11 @@
 // diff of filled manifests.
 //
 // TestCNPGWebhook, TestTektonWebhook, TestKnativeWebhook,
-// TestEventingWebhook, TestPromOperatorWebhook and TestOpenKruiseWebhook run
-// operators' own defaulting webhooks (../webhook-cnpg, ../webhook-tekton,
-// ../webhook-knative, ../webhook-eventing, ../webhook-promop,
-// ../webhook-kruise: the release's Go module, or its source at the tag, over
+// TestEventingWebhook, TestPromOperatorWebhook, TestOpenKruiseWebhook,
+// TestClusterAPIWebhook and TestKServeWebhook run operators' own defaulting
+// webhooks (../webhook-cnpg, ../webhook-tekton, ../webhook-knative,
+// ../webhook-eventing, ../webhook-promop, ../webhook-kruise, ../webhook-capi,
+// ../webhook-kserve: the release's Go module, or its source at the tag, over
 // HTTPS on loopback), registered from the operator's manifest: 'profiles
 // learn' on inputs written for it must give the committed scripts/learned
 // file (E2E_LEARN_WRITE=1 rewrites it), and the operator's own samples,

@@ -1,8 +1,11 @@
 package apiserver
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -12,7 +15,9 @@ import (
 	"testing"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/cmp-defaults/cmp-defaults/test/e2e/e2ekit"
 )
@@ -60,6 +65,12 @@ type webhookOperator struct {
 	// manager's client), so its process gets the API server's kubeconfig
 	// as KUBECONFIG.
 	kubeconfig bool
+	// configs are globs in the operator's module of the configuration
+	// objects its install creates and its webhook reads from the cluster
+	// (KServe's inferenceservice-config ConfigMap): created in the API
+	// server as the module ships them, each in its own namespace (created
+	// if needed), before the webhook is probed. They need kubeconfig.
+	configs []string
 	// env configures the webhook process as the operator's install does.
 	env []string
 	// probe is created (dry run) until probed says the webhook mutated it.
@@ -225,6 +236,7 @@ func (op *webhookOperator) start(t *testing.T, flags []string) (*operatorWebhook
 		w.PointConversion(c)
 	}
 	a.installCRDs(t, crds)
+	a.createConfigs(t, w.Dir, op.configs)
 	registered := 0
 	for _, m := range op.manifests {
 		prefix := "" // several controllers' manifests: named apart by their folder
@@ -247,6 +259,32 @@ func (op *webhookOperator) start(t *testing.T, flags []string) (*operatorWebhook
 	return w, s, a, crdFiles, crds
 }
 
+// createConfigs creates the objects of the files that globs match in dir
+// (webhookOperator.configs) as they are written, each in the namespace it
+// names; a glob that matches nothing fails the test.
+func (a *argo) createConfigs(t *testing.T, dir string, globs []string) {
+	t.Helper()
+	for _, g := range globs {
+		files, _ := filepath.Glob(filepath.Join(dir, g))
+		if len(files) == 0 {
+			t.Fatalf("no configuration at %s in %s", g, dir)
+		}
+		for _, o := range readObjects(t, files...) {
+			r := a.dyn.Resource(a.mapping(t, o).Resource)
+			var err error
+			if ns := o.GetNamespace(); ns != "" {
+				a.ensureNamespace(t, ns)
+				_, err = r.Namespace(ns).Create(context.Background(), o, metav1.CreateOptions{})
+			} else {
+				_, err = r.Create(context.Background(), o, metav1.CreateOptions{})
+			}
+			if err != nil {
+				t.Fatalf("%s %s/%s of %s: %v", o.GetKind(), o.GetNamespace(), o.GetName(), g, err)
+			}
+		}
+	}
+}
+
 // moduleSamples reads the operator's samples of its own API group, each
 // under a name of its own (several samples share a name).
 func (op *webhookOperator) moduleSamples(t *testing.T, dir string) []*unstructured.Unstructured {
@@ -262,7 +300,12 @@ func (op *webhookOperator) moduleSamples(t *testing.T, dir string) []*unstructur
 			if op.sampleVars != nil {
 				data = substitute(t, f, data, op.sampleVars)
 			}
-			for _, o := range decodeObjects(t, data) {
+			objs, err := parseObjects(data)
+			if err != nil { // a template of the docs, not objects
+				t.Logf("%s: not read: %v", strings.TrimPrefix(f, dir+"/"), err)
+				continue
+			}
+			for _, o := range objs {
 				if !slices.ContainsFunc(op.groups, func(g string) bool {
 					return o.GetAPIVersion() == g || strings.HasPrefix(o.GetAPIVersion(), g+"/")
 				}) {
@@ -280,6 +323,24 @@ func (op *webhookOperator) moduleSamples(t *testing.T, dir string) []*unstructur
 		}
 	}
 	return out
+}
+
+// parseObjects reads a YAML or JSON stream of objects, or says why it
+// cannot.
+func parseObjects(data []byte) ([]*unstructured.Unstructured, error) {
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	var out []*unstructured.Unstructured
+	for {
+		var m map[string]any
+		if err := dec.Decode(&m); err == io.EOF {
+			return out, nil
+		} else if err != nil {
+			return nil, err
+		}
+		if len(m) > 0 {
+			out = append(out, &unstructured.Unstructured{Object: m})
+		}
+	}
 }
 
 // placeholder is a clusterctl template variable: ${NAME}, ${NAME:=default}

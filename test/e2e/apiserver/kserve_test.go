@@ -1,0 +1,70 @@
+package apiserver
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// TestKServeWebhook: KServe's InferenceService defaulting webhook as its
+// manager registers it, from the module github.com/kserve/kserve
+// (test/e2e/webhook-kserve), reading the release's own
+// inferenceservice-config from the API server, learned and checked on the
+// release's sample InferenceServices and objects of the suite's
+// (webhookOperator.run).
+func TestKServeWebhook(t *testing.T) { kserve.run(t) }
+
+// kserve: the InferenceService defaulter, registered from the release's
+// config/webhook/manifests.yaml (its pod mutator is not served, so not
+// registered); the LLMInferenceService defaulters (cmd/llmisvc) are not
+// served: unknown.
+var kserve = &webhookOperator{
+	name:     "kserve",
+	module:   "github.com/kserve/kserve",
+	operator: "kserve",
+	crds:     []string{"config/crd/full/serving.kserve.io_*.yaml", "config/crd/full/*/serving.kserve.io_*.yaml"},
+	// The InferenceServices of docs/samples (the only kind of v1beta1):
+	// the other kinds' webhooks are validators, or not served.
+	samples: []string{"docs/samples/*/*.yaml", "docs/samples/*/*/*.yaml", "docs/samples/*/*/*/*.yaml", "docs/samples/*/*/*/*/*.yaml"},
+	groups:  []string{"serving.kserve.io/v1beta1"},
+	objects: "objects.yaml",
+	// The default installation's configuration, which the defaulter reads
+	// on every request.
+	configs:    []string{"config/configmap/inferenceservice.yaml"},
+	manifests:  []string{"config/webhook/manifests.yaml"},
+	kubeconfig: true,
+	probe: map[string]any{
+		"apiVersion": "serving.kserve.io/v1beta1", "kind": "InferenceService",
+		"metadata": map[string]any{"name": "probe"},
+		"spec":     map[string]any{"predictor": map[string]any{"sklearn": map[string]any{"storageUri": "gs://kfserving-examples/models/sklearn/1.0/model"}}},
+	},
+	probed: func(o *unstructured.Unstructured) bool {
+		v, _, _ := unstructured.NestedString(o.Object, "spec", "predictor", "model", "modelFormat", "name")
+		return v == "sklearn"
+	},
+	learned: func(t *testing.T, stdout string, _ learnReport, _ map[string]string) {
+		// Triton's and vLLM's protocol version, the components' first
+		// containers' name and the default installation's resources.
+		for _, p := range []string{".spec.predictor.model.protocolVersion", ".spec.transformer.containers[].name",
+			".spec.transformer.containers[].resources", ".spec.predictor.containers[].resources", ".spec.explainer.art.runtimeVersion"} {
+			if !strings.Contains(stdout, "path: "+p+"\n") {
+				t.Errorf("not learned: %s", p)
+			}
+		}
+	},
+	metadata: true,
+	notFilled: []notFilled{
+		{path: `^\.metadata\.annotations(\.modelFormat|\["modelFormat"\])?$`, reason: "the modelFormat annotation, copied from .spec.predictor.model.modelFormat.name: no mutation rule copies a field"},
+		{path: `^\.spec\.predictor\.(model|sklearn|xgboost|tensorflow|pytorch|triton|onnx|huggingface|pmml|lightgbm|paddle)$`, reason: "a predictor written in a framework's field (predictor.sklearn, ...) is moved to predictor.model with that model format: a value written, moved; write predictor.model in Git"},
+		{path: `^\.spec\.(predictor|transformer|explainer)\.containers\[\]\.name$`, rewrite: true, reason: "a transformer's or explainer's first container, and a predictor's only one, is named kserve-container whatever its name (fill warns for the names the learner wrote only): write that name in Git"},
+		{path: `^\.metadata\.annotations(\.serving\.kserve\.io/deploymentMode|\["serving\.kserve\.io/deploymentMode"\])$`, rewrite: true, reason: "a deprecated deployment mode (RawDeployment, Serverless) is stored as its new name (Standard, Knative): fill warns; write the new name in Git"},
+		{path: `\.resources\.(limits|requests)\.[^.]+$`, rewrite: true, reason: "a quantity written as a number (cpu: 1) is stored as a string (\"1\"): the webhook's Go types; write it quoted in Git"},
+		{path: `^\.spec\.predictor\.(sklearn|xgboost|tensorflow|pytorch|triton|onnx|huggingface|pmml|lightgbm|paddle)\.(name|resources)$`, reason: "in the ModelMesh deployment mode a framework's field stays and gets the Go round trip's name: \"\" and resources: {}: ModelMesh is not among the learner's inputs"},
+	},
+	// v0.20.0 on every run: its build costs 210 CPU-s on an empty build
+	// cache.
+	releases: []webhookRelease{
+		{modfile: "go.mod", always: true},
+	},
+}
