@@ -47,6 +47,8 @@ var notFilled = map[string][]unfilled{
 			"in the deployment mode `ModelMesh` the predictor is not defaulted (a framework's field stays, with the Go round trip's `name: \"\"` and `resources: {}`); ModelMesh is not among the learner's inputs, so the model form's rules fill there what the webhook does not"},
 		{"InferenceService", `.resources.limits.*, .resources.requests.*`,
 			"a quantity written as a number (`cpu: 1`) is stored as a string (`\"1\"`) by the webhook's Go types; write it quoted in Git"},
+		{"InferenceService", `.spec.predictor.containers[].resources, .spec.transformer.containers[].resources, .spec.explainer.containers[].resources`,
+			"with several containers in a component, the webhook defaults the first one's resources only; a mutation rule cannot name a list item by its position, so the whole-resources rules hold under conditions of the learner's inputs (one explainer container; a Triton or vLLM model beside a transformer) and resources written in part are completed on every container: with several containers, write each one's resources in Git"},
 	},
 	"cluster-api": {
 		{"Machine, MachineSet, MachineDeployment, MachinePool, MachineHealthCheck", `.metadata.labels["cluster.x-k8s.io/cluster-name"]`,
