@@ -3,6 +3,8 @@
 // over HTTPS on loopback: the handlers of its pkg/admission, registered on a
 // mux as its cmd/admission-webhook does, with that command's default
 // options (the legacy name validation scheme, no PromQL parser option).
+// The constructor's signature changed over releases: a build tag picks the
+// release's (admission_*.go), and go.vX.mod pins the release.
 //
 // It serves with the certificate the test gives (flags -tls-cert-file,
 // -tls-private-key-file), prints one JSON line on stdout, {"url", "module",
@@ -22,10 +24,6 @@ import (
 	"os"
 	"runtime/debug"
 	"time"
-
-	"github.com/prometheus-operator/prometheus-operator/pkg/admission"
-	"github.com/prometheus/common/model"
-	"github.com/prometheus/prometheus/promql/parser"
 )
 
 const module = "github.com/prometheus-operator/prometheus-operator"
@@ -56,7 +54,7 @@ func run() error {
 		out = os.Stderr
 	}
 	mux := http.NewServeMux()
-	admission.New(slog.New(slog.NewTextHandler(out, nil)), model.LegacyValidation, parser.Options{}).Register(mux)
+	newAdmission(slog.New(slog.NewTextHandler(out, nil))).Register(mux)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -73,7 +71,7 @@ func run() error {
 		}
 	}
 	ready, _ := json.Marshal(map[string]string{"url": "https://" + l.Addr().String(), "module": module, "version": version,
-		"configuration": "cmd/admission-webhook's defaults: --name-validation-scheme=legacy, no --promql-options"})
+		"configuration": configuration})
 	fmt.Println(string(ready))
 	if err := srv.ServeTLS(l, "", ""); err != http.ErrServerClosed {
 		return err
