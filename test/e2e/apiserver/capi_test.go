@@ -63,9 +63,19 @@ var clusterAPI = &webhookOperator{
 		{path: `\.spec\.topology\.variables`, reason: "a managed topology's variables are defaulted from the ClusterClass read from the cluster"},
 		{path: `\.version$`, rewrite: true, reason: "a Kubernetes version written without the leading v (1.34.1) is stored with it (v1.34.1): write it so in Git"},
 	},
-	// v1.14.0 (go.mod) on every run; v1.13.4 and v1.13.5 (exported wrappers over
-	// internal/webhooks: build tag wrappers) with E2E_CAPI_RELEASES.
+	// v1.14.0 (go.mod) on every run; the others (exported wrappers over
+	// internal/webhooks: build tag wrappers; before v1.12 MachinePool's and
+	// the IPAM webhooks from exp/: expwebhooks) with E2E_CAPI_RELEASES.
+	// v1.12.11 and v1.11.11 build from their source at the tag (the proxy
+	// refuses their modules).
 	releases: []webhookRelease{
+		{modfile: "go.v1.11.11.mod", tags: "wrappers,expwebhooks"},
+		{modfile: "go.v1.12.10.mod", tags: "wrappers"},
+		{modfile: "go.v1.12.11.mod", tags: "wrappers"},
+		{modfile: "go.v1.13.0.mod", tags: "wrappers"},
+		{modfile: "go.v1.13.1.mod", tags: "wrappers"},
+		{modfile: "go.v1.13.2.mod", tags: "wrappers"},
+		{modfile: "go.v1.13.3.mod", tags: "wrappers"},
 		{modfile: "go.v1.13.4.mod", tags: "wrappers"},
 		{modfile: "go.v1.13.5.mod", tags: "wrappers"},
 		{modfile: "go.mod", always: true},

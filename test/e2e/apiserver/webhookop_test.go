@@ -53,6 +53,8 @@ type webhookOperator struct {
 	// as its tests'), instead of the operator's; sampleVars are the
 	// values of its ${NAME} and ${NAME:=default} placeholders (clusterctl's
 	// template variables), a placeholder not named keeping its default.
+	// For a release built from its source at the tag, a module the proxy
+	// refuses is read from its folder in that source (module/sub: sub/).
 	samplesModule string
 	sampleVars    map[string]string
 	// objects is a file of the suite's own objects in testdata/webhooks/NAME
@@ -194,7 +196,14 @@ func (op *webhookOperator) testRelease(t *testing.T, r webhookRelease) {
 		dir := w.Dir
 		if op.samplesModule != "" {
 			var err error
-			if dir, err = downloadModule(filepath.Join("..", "webhook-"+op.name), op.samplesModule+"@"+w.Version); err != nil && !r.always {
+			dir, err = downloadModule(filepath.Join("..", "webhook-"+op.name), op.samplesModule+"@"+w.Version)
+			if sub, ok := strings.CutPrefix(op.samplesModule, op.module+"/"); err != nil && ok && w.Commit != "" {
+				// A release built from its source at the tag: the
+				// module's folder in that same source.
+				dir, err = filepath.Join(w.Dir, sub), nil
+				t.Logf("%s@%s from the source at commit %s (%s/)", op.samplesModule, w.Version, w.Commit, sub)
+			}
+			if err != nil && !r.always {
 				t.Skipf("the samples are not at hand: %v", err)
 			} else if err != nil {
 				t.Fatal(err)

@@ -42,7 +42,9 @@ var apiTypes = []func(*runtime.Scheme) error{
 // cache: only its update validation reads workload clusters), from the
 // exported wrappers of releases before v1.14 (webhooks,
 // controlplane/kubeadm/webhooks, bootstrap/kubeadm/webhooks) over their
-// internal/webhooks (go build -tags wrappers).
+// internal/webhooks (go build -tags wrappers; MachinePool's and the IPAM
+// webhooks from where the release exports them: wrappers_core.go,
+// wrappers_exp.go).
 func setupWebhooks(mgr ctrl.Manager) error {
 	hooks := []struct {
 		name  string
@@ -54,13 +56,13 @@ func setupWebhooks(mgr ctrl.Manager) error {
 		{"MachineSet", &coreadmission.MachineSet{}},
 		{"MachineDeployment", &coreadmission.MachineDeployment{}},
 		{"MachineDrainRule", &coreadmission.MachineDrainRule{}},
-		{"MachinePool", &coreadmission.MachinePool{}},
+		{"MachinePool", &machinePool{}},
 		{"ClusterResourceSet", &coreadmission.ClusterResourceSet{}},
 		{"ClusterResourceSetBinding", &coreadmission.ClusterResourceSetBinding{}},
 		{"MachineHealthCheck", &coreadmission.MachineHealthCheck{}},
 		{"ExtensionConfig", &coreadmission.ExtensionConfig{}},
-		{"IPAddress", &coreadmission.IPAddress{Client: mgr.GetAPIReader()}},
-		{"IPAddressClaim", &coreadmission.IPAddressClaim{}},
+		{"IPAddress", &ipAddress{Client: mgr.GetAPIReader()}},
+		{"IPAddressClaim", &ipAddressClaim{}},
 		{"KubeadmControlPlane", &controlplaneadmission.KubeadmControlPlane{}},
 		{"KubeadmControlPlane scale", &controlplaneadmission.ScaleValidator{Client: mgr.GetClient()}},
 		{"KubeadmControlPlaneTemplate", &controlplaneadmission.KubeadmControlPlaneTemplate{}},
