@@ -56,6 +56,7 @@ var knativeEventing = &webhookOperator{
 	// v1.21.4's pin of knative.dev/pkg, taken from the copy the release
 	// vendors; scripts/webhook-sources.sh).
 	releases: []webhookRelease{
+		{modfile: "go.v0.44.6.mod", tags: "types1.17"},
 		{modfile: "go.v0.45.4.mod", tags: "types1.18"},
 		{modfile: "go.v0.46.8.mod", tags: "types1.18"},
 		{modfile: "go.v0.47.3.mod"},
