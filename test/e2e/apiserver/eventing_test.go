@@ -58,6 +58,7 @@ var knativeEventing = &webhookOperator{
 	// v1.21.4's pin of knative.dev/pkg, taken from the copy the release
 	// vendors; scripts/webhook-sources.sh).
 	releases: []webhookRelease{
+		{modfile: "go.v0.42.5.mod", tags: "types1.15"},
 		{modfile: "go.v0.43.7.mod", tags: "types1.15"},
 		{modfile: "go.v0.44.6.mod", tags: "types1.17"},
 		{modfile: "go.v0.45.4.mod", tags: "types1.18"},
@@ -86,7 +87,7 @@ var eventingNotFilled = []notFilled{
 	{path: `\.ref\.namespace$|\.(brokerRef|channel|reference|subject)\.namespace$`, reason: "a reference without a namespace gets the object's own namespace, which the request decides (Argo CD's destination namespace); write the namespace in Git"},
 	{path: `\.containers\[\]\.name$`, reason: "a ContainerSource's unnamed container is named after the object and its index (NAME-0); write the name in Git"},
 	{path: `\.(template|job)\.metadata$`, reason: "an embedded pod template's or Job's metadata: {creationTimestamp: null}, which the webhooks built with k8s.io/apimachinery before v0.34 (v1.20.3 and older) write; a null no mutation fills (Argo CD compares past it)"},
-	{path: `\.podFailurePolicy\.rules\[\]\.(onExitCodes|onPodConditions)$`, reason: "a pod failure policy rule's other matcher: null, which the webhooks built with k8s.io/api before v0.31 (v1.16.7 and older) write; a null no mutation fills (Argo CD's structured-merge diff shows it)"},
+	{path: `\.podFailurePolicy\.rules\[\]\.(onExitCodes|onPodConditions)$`, reason: "a pod failure policy rule's other matcher: null, which the webhooks built with k8s.io/api before v0.31 (v1.16.7, v1.15.5) write; a null no mutation fills (Argo CD's structured-merge diff shows it)"},
 	{path: `^\.metadata\.labels\["eventing\.knative\.dev/broker"\]$`, reason: "a Trigger's (and RequestReply's) broker label copies spec.broker (brokerRef.name); write the label in Git"},
 	{path: `^\.metadata\.annotations\["[a-z.]+/(creator|lastModifier)"\]$`, reason: "the requesting user: identities, never filled"},
 }
