@@ -48,16 +48,18 @@ var knativeEventing = &webhookOperator{
 	},
 	notFilled: eventingNotFilled,
 	metadata:  true,
-	// Older releases define fewer kinds (no RequestReply before v1.17).
+	// Older releases define fewer kinds (no RequestReply before v1.17, no
+	// JobSink or EventPolicy before v1.15).
 	releaseKinds: true,
 	// The newest patch of each line: v1.22.2 (go.mod) and back. The build
 	// tag types1.N (webhook-eventing/types.go) gives the types and
 	// conversions of the release's cmd/webhook where they differ from
-	// v1.20's. v1.18.4 and v1.19.8 build from their module, the others from
+	// v1.20's. v1.14.7, v1.18.4 and v1.19.8 build from their module, the others from
 	// their source at the tag, as the proxy refuses their modules (and
 	// v1.21.4's pin of knative.dev/pkg, taken from the copy the release
 	// vendors; scripts/webhook-sources.sh).
 	releases: []webhookRelease{
+		{modfile: "go.v0.41.7.mod", tags: "types1.11"},
 		{modfile: "go.v0.42.5.mod", tags: "types1.15"},
 		{modfile: "go.v0.43.7.mod", tags: "types1.15"},
 		{modfile: "go.v0.44.6.mod", tags: "types1.17"},
