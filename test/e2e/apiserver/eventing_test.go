@@ -59,6 +59,7 @@ var knativeEventing = &webhookOperator{
 	// v1.21.4's pin of knative.dev/pkg, taken from the copy the release
 	// vendors; scripts/webhook-sources.sh).
 	releases: []webhookRelease{
+		{modfile: "go.v0.38.11.mod", tags: "types1.11"},
 		{modfile: "go.v0.39.6.mod", tags: "types1.11"},
 		{modfile: "go.v0.40.8.mod", tags: "types1.11"},
 		{modfile: "go.v0.41.7.mod", tags: "types1.11"},
