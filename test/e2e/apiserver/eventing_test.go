@@ -52,13 +52,14 @@ var knativeEventing = &webhookOperator{
 	// JobSink or EventPolicy before v1.15).
 	releaseKinds: true,
 	// The newest patch of each line: v1.22.2 (go.mod) and back to
-	// v1.10.5. The build tag types1.N (webhook-eventing/types.go) gives the
+	// v1.9.7. The build tag types1.N (webhook-eventing/types.go) gives the
 	// types and conversions of the release's cmd/webhook where they differ
-	// from v1.20's. v1.10.5, v1.14.7, v1.18.4 and v1.19.8 build from their
+	// from v1.20's. v1.9.7, v1.10.5, v1.14.7, v1.18.4 and v1.19.8 build from their
 	// module, the others from their source at the tag, as the proxy
 	// refuses their modules (and v1.21.4's pin of knative.dev/pkg, taken
 	// from the copy the release vendors; scripts/webhook-sources.sh).
 	releases: []webhookRelease{
+		{modfile: "go.v0.36.7.mod", tags: "types1.0"},
 		{modfile: "go.v0.37.5.mod", tags: "types1.0"},
 		{modfile: "go.v0.38.11.mod", tags: "types1.11"},
 		{modfile: "go.v0.39.6.mod", tags: "types1.11"},
