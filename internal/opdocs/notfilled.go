@@ -31,8 +31,10 @@ var notFilled = map[string][]unfilled{
 			"an unnamed container is named after the object and its position (`NAME-0`): write the name in Git"},
 		{"every kind", `.metadata.annotations["GROUP/creator"], .metadata.annotations["GROUP/lastModifier"]`,
 			"the requesting user (Argo CD's service account, on every change of the spec; `GROUP` is the kind's API group): identities, never filled"},
-		{"ContainerSource, JobSink (v1.19.8 and v1.20.3)", `.spec.template.metadata, .spec.job.metadata, .spec.job.spec.template.metadata`,
+		{"ContainerSource, JobSink (v1.20.3 and older)", `.spec.template.metadata, .spec.job.metadata, .spec.job.spec.template.metadata`,
 			"`{creationTimestamp: null}`, a null the webhook's Go types write (`k8s.io/apimachinery` before v0.34): no mutation fills a null; Argo CD compares past it"},
+		{"JobSink (v1.16.7, v1.15.5)", `.spec.job.spec.podFailurePolicy.rules[].onExitCodes, .spec.job.spec.podFailurePolicy.rules[].onPodConditions`,
+			"`null` where a rule uses the other matcher, a null the webhook's Go types write (`k8s.io/api` before v0.31): no mutation fills a null; Argo CD's structured-merge diff shows it (its other diffs compare past it)"},
 	},
 	"kserve": {
 		{"InferenceService", `.metadata.annotations.modelFormat`,

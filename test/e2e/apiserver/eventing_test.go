@@ -48,14 +48,28 @@ var knativeEventing = &webhookOperator{
 	},
 	notFilled: eventingNotFilled,
 	metadata:  true,
-	// v1.19.8 (its module; cmd/webhook does not default RequestReply yet:
-	// norequestreply), v1.20.3 and v1.21.4, the newest patches of their
-	// lines (cmd/webhook defaults and converts the same types as v1.22.2's),
-	// from their source at the tag: the proxy refuses both modules, and
-	// v1.21.4's pin of knative.dev/pkg, taken from the copy the release
-	// vendors (scripts/webhook-sources.sh); v1.22.2 (go.mod).
+	// Older releases define fewer kinds (no RequestReply before v1.17, no
+	// JobSink or EventPolicy before v1.15).
+	releaseKinds: true,
+	// The newest patch of each line: v1.22.2 (go.mod) and back to
+	// v1.9.7. The build tag types1.N (webhook-eventing/types.go) gives the
+	// types and conversions of the release's cmd/webhook where they differ
+	// from v1.20's. v1.9.7, v1.10.5, v1.14.7, v1.18.4 and v1.19.8 build from their
+	// module, the others from their source at the tag, as the proxy
+	// refuses their modules (and v1.21.4's pin of knative.dev/pkg, taken
+	// from the copy the release vendors; scripts/webhook-sources.sh).
 	releases: []webhookRelease{
-		{modfile: "go.v0.46.8.mod", tags: "norequestreply"},
+		{modfile: "go.v0.36.7.mod", tags: "types1.0"},
+		{modfile: "go.v0.37.5.mod", tags: "types1.0"},
+		{modfile: "go.v0.38.11.mod", tags: "types1.11"},
+		{modfile: "go.v0.39.6.mod", tags: "types1.11"},
+		{modfile: "go.v0.40.8.mod", tags: "types1.11"},
+		{modfile: "go.v0.41.7.mod", tags: "types1.11"},
+		{modfile: "go.v0.42.5.mod", tags: "types1.15"},
+		{modfile: "go.v0.43.7.mod", tags: "types1.15"},
+		{modfile: "go.v0.44.6.mod", tags: "types1.17"},
+		{modfile: "go.v0.45.4.mod", tags: "types1.18"},
+		{modfile: "go.v0.46.8.mod", tags: "types1.18"},
 		{modfile: "go.v0.47.3.mod"},
 		{modfile: "go.v0.48.4.mod"},
 		{modfile: "go.mod", always: true},
@@ -79,7 +93,8 @@ func knativeModuleRelease(v string) string {
 var eventingNotFilled = []notFilled{
 	{path: `\.ref\.namespace$|\.(brokerRef|channel|reference|subject)\.namespace$`, reason: "a reference without a namespace gets the object's own namespace, which the request decides (Argo CD's destination namespace); write the namespace in Git"},
 	{path: `\.containers\[\]\.name$`, reason: "a ContainerSource's unnamed container is named after the object and its index (NAME-0); write the name in Git"},
-	{path: `\.(template|job)\.metadata$`, reason: "an embedded pod template's or Job's metadata: {creationTimestamp: null}, which the webhooks built with k8s.io/apimachinery before v0.34 (v1.19.8, v1.20.3) write; a null no mutation fills (Argo CD compares past it)"},
+	{path: `\.(template|job)\.metadata$`, reason: "an embedded pod template's or Job's metadata: {creationTimestamp: null}, which the webhooks built with k8s.io/apimachinery before v0.34 (v1.20.3 and older) write; a null no mutation fills (Argo CD compares past it)"},
+	{path: `\.podFailurePolicy\.rules\[\]\.(onExitCodes|onPodConditions)$`, reason: "a pod failure policy rule's other matcher: null, which the webhooks built with k8s.io/api before v0.31 (v1.16.7, v1.15.5) write; a null no mutation fills (Argo CD's structured-merge diff shows it)"},
 	{path: `^\.metadata\.labels\["eventing\.knative\.dev/broker"\]$`, reason: "a Trigger's (and RequestReply's) broker label copies spec.broker (brokerRef.name); write the label in Git"},
 	{path: `^\.metadata\.annotations\["[a-z.]+/(creator|lastModifier)"\]$`, reason: "the requesting user: identities, never filled"},
 }

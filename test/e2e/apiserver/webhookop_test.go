@@ -57,6 +57,10 @@ type webhookOperator struct {
 	// refuses is read from its folder in that source (module/sub: sub/).
 	samplesModule string
 	sampleVars    map[string]string
+	// releaseKinds: its releases define different kinds (older ones
+	// fewer); the seeds of a kind the release's CRDs do not define are
+	// left out, and logged.
+	releaseKinds bool
 	// objects is a file of the suite's own objects in testdata/webhooks/NAME
 	// (optional), checked like the samples.
 	objects string
@@ -154,6 +158,9 @@ func (op *webhookOperator) testRelease(t *testing.T, r webhookRelease) {
 		// release from its profile's CRD defaults).
 		crdProfile := extractProfile(t, op.name+"-crds", tag, crdFiles...)
 		seeds := filepath.Join(dir, "seeds.yaml")
+		if op.releaseKinds {
+			seeds = a.definedSeeds(t, seeds)
+		}
 		vary, leftOut := a.acceptedVariations(t, seeds, filepath.Join(dir, "vary.yaml"), op.namespace())
 		report := filepath.Join(t.TempDir(), "report.json")
 		args := []string{"profiles", "learn", "--kubeconfig", s.kubeconfig, "--second-context", "editor",
@@ -393,4 +400,27 @@ func downloadModule(src, modVersion string) (string, error) {
 		return "", fmt.Errorf("go mod download %s: %v %s %s", modVersion, err, m.Error, strings.TrimSpace(stderr.String()))
 	}
 	return m.Dir, nil
+}
+
+// definedSeeds is file, or a copy without the objects of kinds the API
+// server does not serve (the release's CRDs do not define them).
+func (a *argo) definedSeeds(t *testing.T, file string) string {
+	t.Helper()
+	var kept []*unstructured.Unstructured
+	var missing []string
+	for _, o := range readObjects(t, file) {
+		gvk := o.GroupVersionKind()
+		if _, err := a.mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+			if !slices.Contains(missing, gvk.String()) {
+				missing = append(missing, gvk.String())
+			}
+			continue
+		}
+		kept = append(kept, o)
+	}
+	if len(missing) == 0 {
+		return file
+	}
+	t.Logf("seeds left out, of kinds the release's CRDs do not define: %s", strings.Join(missing, ", "))
+	return writeObjects(t, kept)
 }
