@@ -28,6 +28,8 @@ for dir in "$root"/test/e2e/webhook-*/; do
   webhook-eventing) mirror=knative+eventing prefix=knative- ;;
   webhook-kruise) mirror=openkruise+kruise prefix= ;;
   webhook-capi) mirror=kubernetes-sigs+cluster-api prefix= ;;
+  webhook-promop) mirror=prometheus-operator+prometheus-operator prefix= ;;
+  webhook-kserve) mirror=kserve+kserve prefix= ;;
   *) continue ;;
   esac
   for modfile in "$dir"go.v*.mod; do

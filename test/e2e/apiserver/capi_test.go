@@ -63,21 +63,15 @@ var clusterAPI = &webhookOperator{
 		{path: `\.spec\.topology\.variables`, reason: "a managed topology's variables are defaulted from the ClusterClass read from the cluster"},
 		{path: `\.version$`, rewrite: true, reason: "a Kubernetes version written without the leading v (1.34.1) is stored with it (v1.34.1): write it so in Git"},
 	},
-	// v1.14.0 (go.mod) on every run; the others (exported wrappers over
-	// internal/webhooks: build tag wrappers; before v1.12 MachinePool's and
-	// the IPAM webhooks from exp/: expwebhooks) with E2E_CAPI_RELEASES.
-	// v1.12.11 and v1.11.11 build from their source at the tag (the proxy
-	// refuses their modules).
-	releases: []webhookRelease{
-		{modfile: "go.v1.11.11.mod", tags: "wrappers,expwebhooks"},
-		{modfile: "go.v1.12.10.mod", tags: "wrappers"},
-		{modfile: "go.v1.12.11.mod", tags: "wrappers"},
-		{modfile: "go.v1.13.0.mod", tags: "wrappers"},
-		{modfile: "go.v1.13.1.mod", tags: "wrappers"},
-		{modfile: "go.v1.13.2.mod", tags: "wrappers"},
-		{modfile: "go.v1.13.3.mod", tags: "wrappers"},
-		{modfile: "go.v1.13.4.mod", tags: "wrappers"},
-		{modfile: "go.v1.13.5.mod", tags: "wrappers"},
-		{modfile: "go.mod", always: true},
-	},
+	// v1.14.0 (go.mod) on every run; the other releases (a go.vV.mod
+	// each) with E2E_CAPI_RELEASES: exported wrappers over
+	// internal/webhooks (build tag wrappers), and before v1.12 MachinePool's
+	// and the IPAM webhooks from exp/ (expwebhooks). Those the proxy
+	// refuses build from their source at the tag.
+	releases: modfileReleases("capi", func(v string) string {
+		if minorOf(v) < 12 {
+			return "wrappers,expwebhooks"
+		}
+		return "wrappers"
+	}),
 }

@@ -51,29 +51,28 @@ var knativeEventing = &webhookOperator{
 	// Older releases define fewer kinds (no RequestReply before v1.17, no
 	// JobSink or EventPolicy before v1.15).
 	releaseKinds: true,
-	// The newest patch of each line: v1.22.2 (go.mod) and back to
-	// v1.9.7. The build tag types1.N (webhook-eventing/types.go) gives the
-	// types and conversions of the release's cmd/webhook where they differ
-	// from v1.20's. v1.9.7, v1.10.5, v1.14.7, v1.18.4 and v1.19.8 build from their
-	// module, the others from their source at the tag, as the proxy
-	// refuses their modules (and v1.21.4's pin of knative.dev/pkg, taken
-	// from the copy the release vendors; scripts/webhook-sources.sh).
-	releases: []webhookRelease{
-		{modfile: "go.v0.36.7.mod", tags: "types1.0"},
-		{modfile: "go.v0.37.5.mod", tags: "types1.0"},
-		{modfile: "go.v0.38.11.mod", tags: "types1.11"},
-		{modfile: "go.v0.39.6.mod", tags: "types1.11"},
-		{modfile: "go.v0.40.8.mod", tags: "types1.11"},
-		{modfile: "go.v0.41.7.mod", tags: "types1.11"},
-		{modfile: "go.v0.42.5.mod", tags: "types1.15"},
-		{modfile: "go.v0.43.7.mod", tags: "types1.15"},
-		{modfile: "go.v0.44.6.mod", tags: "types1.17"},
-		{modfile: "go.v0.45.4.mod", tags: "types1.18"},
-		{modfile: "go.v0.46.8.mod", tags: "types1.18"},
-		{modfile: "go.v0.47.3.mod"},
-		{modfile: "go.v0.48.4.mod"},
-		{modfile: "go.mod", always: true},
-	},
+	// v1.22.2 (go.mod) on every run; the other releases (a go.vV.mod
+	// each) with E2E_EVENTING_RELEASES. The build tag types1.N
+	// (webhook-eventing/types.go) gives the types and conversions of the
+	// release's cmd/webhook where they differ from v1.20's. Those the proxy
+	// refuses build from their source at the tag (v1.21.4 also with the
+	// knative.dev/pkg its vendor/ holds; scripts/webhook-sources.sh).
+	releases: modfileReleases("eventing", func(v string) string {
+		// Module v0.(N+27).P is release v1.N.P.
+		switch n := minorOf(v) - 27; {
+		case n <= 10:
+			return "types1.0"
+		case n <= 14:
+			return "types1.11"
+		case n <= 16:
+			return "types1.15"
+		case n == 17:
+			return "types1.17"
+		case n <= 19:
+			return "types1.18"
+		}
+		return ""
+	}),
 	release: knativeModuleRelease,
 }
 

@@ -43,30 +43,19 @@ var promOperatorWebhook = &webhookOperator{
 			}
 		}
 	},
-	// v0.93.0 (go.mod) on every run; the newest patch of each older line
-	// the module proxy serves (v0.86.2 and v0.84.1 it refuses) with
-	// E2E_PROMOP_RELEASES, built with the tag of the release's
-	// admission.New signature (webhook-promop/admission_*.go).
-	releases: []webhookRelease{
-		{modfile: "go.v0.76.2.mod", tags: "slogonly"},
-		{modfile: "go.v0.77.2.mod", tags: "slogonly"},
-		{modfile: "go.v0.78.2.mod", tags: "slogonly"},
-		{modfile: "go.v0.79.2.mod", tags: "slogonly"},
-		{modfile: "go.v0.80.1.mod", tags: "slogonly"},
-		{modfile: "go.v0.81.0.mod", tags: "slogonly"},
-		{modfile: "go.v0.82.2.mod", tags: "slogonly"},
-		{modfile: "go.v0.83.0.mod", tags: "slogonly"},
-		{modfile: "go.v0.84.0.mod", tags: "slogonly"},
-		{modfile: "go.v0.85.0.mod", tags: "slogonly"},
-		{modfile: "go.v0.86.1.mod", tags: "scheme"},
-		{modfile: "go.v0.87.1.mod", tags: "scheme"},
-		{modfile: "go.v0.88.1.mod", tags: "scheme"},
-		{modfile: "go.v0.89.0.mod", tags: "scheme"},
-		{modfile: "go.v0.90.1.mod", tags: "scheme"},
-		{modfile: "go.v0.91.0.mod"},
-		{modfile: "go.v0.92.1.mod"},
-		{modfile: "go.mod", always: true},
-	},
+	// v0.93.0 (go.mod) on every run; the other releases (a go.vV.mod each)
+	// with E2E_PROMOP_RELEASES, built with the tag of the release's
+	// admission.New signature (webhook-promop/admission_*.go): slogonly
+	// before v0.86, scheme to v0.90.
+	releases: modfileReleases("promop", func(v string) string {
+		switch m := minorOf(v); {
+		case m < 86:
+			return "slogonly"
+		case m <= 90:
+			return "scheme"
+		}
+		return ""
+	}),
 }
 
 // TestPromOperatorWebhook learns the PrometheusRule mutation of

@@ -107,6 +107,28 @@ type webhookRelease struct {
 	always bool
 }
 
+// modfileReleases are the builds of test/e2e/webhook-NAME: one per
+// go.vV.mod (scripts/webhook-release.sh writes them), oldest first, and
+// go.mod, the newest, checked in every run; tags gives the build tags of
+// module version V ("" none).
+func modfileReleases(name string, tags func(version string) string) []webhookRelease {
+	files, _ := filepath.Glob(filepath.Join("..", "webhook-"+name, "go.v*.mod"))
+	version := func(f string) string { return strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "go."), ".mod") }
+	slices.SortFunc(files, func(a, b string) int { return compareVersions(version(a), version(b)) })
+	var out []webhookRelease
+	for _, f := range files {
+		out = append(out, webhookRelease{modfile: filepath.Base(f), tags: tags(version(f))})
+	}
+	return append(out, webhookRelease{modfile: "go.mod", always: true})
+}
+
+// minorOf is the Y of version vX.Y.Z.
+func minorOf(v string) int {
+	var major, minor int
+	fmt.Sscanf(v, "v%d.%d", &major, &minor)
+	return minor
+}
+
 // namespace is where the operator's objects are created.
 func (op *webhookOperator) namespace() string { return op.name + "-learn" }
 

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Add a release to a webhook module: write test/e2e/webhook-NAME/go.vV.mod
+# (and its .sum) pinning the operator at release TAG and its other direct
+# requirements at the release's own pins, so the graph is the release's,
+# not a newer one's. The requirement list is the template's (the newest
+# go.v*.mod of the same minor line, else go.mod, or the third argument).
+# Where the module proxy does not serve the release, the file replaces the
+# module with its source at the tag (scripts/webhook-sources.sh lays it
+# out from the git mirror in MIRRORS_DIR). It then prints the modules whose
+# selected version is not the release's own pin. The suite learns it with
+# E2E_<NAME>_RELEASES=TAG (scripts/learn-webhooks.sh).
+# Maintainers only: needs the Go module proxy.
+# Usage: scripts/webhook-release.sh NAME TAG [TEMPLATE]
+#   NAME: eventing, knative, capi, promop, kserve, kruise, tekton, cnpg
+set -euo pipefail
+[ $# -ge 2 ] || {
+  echo "usage: $0 NAME TAG [TEMPLATE]" >&2
+  exit 2
+}
+name=$1 tag=$2
+root=$(cd "$(dirname "$0")/.." && pwd)
+dir=$root/test/e2e/webhook-$name
+[ -d "$dir" ] || {
+  echo "no webhook module $dir" >&2
+  exit 2
+}
+IFS=. read -r major minor patch <<<"${tag#v}"
+version=$tag gittag=$tag
+case $name in
+eventing | knative)
+  # Knative release 1.N.P is the module's v0.(N+27).P, tagged knative-v1.N.P.
+  version=v0.$((minor + 27)).$patch gittag=knative-$tag
+  module=knative.dev/$([ "$name" = eventing ] && echo eventing || echo serving)
+  mirror=knative+$([ "$name" = eventing ] && echo eventing || echo serving)
+  ;;
+capi) module=sigs.k8s.io/cluster-api mirror=kubernetes-sigs+cluster-api ;;
+promop) module=github.com/prometheus-operator/prometheus-operator mirror=prometheus-operator+prometheus-operator ;;
+kserve) module=github.com/kserve/kserve mirror=kserve+kserve ;;
+kruise) module=github.com/openkruise/kruise mirror=openkruise+kruise ;;
+tekton) module=github.com/tektoncd/pipeline mirror=tektoncd+pipeline ;;
+cnpg) module=github.com/cloudnative-pg/cloudnative-pg mirror=cloudnative-pg+cloudnative-pg ;;
+*)
+  echo "unknown webhook module $name" >&2
+  exit 2
+  ;;
+esac
+case ${MIRRORS_DIR:-} in
+"") mirrors=$root/../.mirror ;;
+/*) mirrors=$MIRRORS_DIR ;;
+*) mirrors=$PWD/$MIRRORS_DIR ;;
+esac
+modfile=go.$version.mod
+cd "$dir"
+template=${3:-}
+if [ -z "$template" ]; then
+  IFS=. read -r _ vminor _ <<<"${version#v}"
+  template=$(ls go.v*.mod 2>/dev/null | grep -F "go.v$major.$vminor." | grep -vxF "$modfile" | sort -V | tail -1 || true)
+  template=${template:-go.mod}
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# The release's own go.mod: the proxy's copy, else the tag's.
+served=1
+if ! GOFLAGS=-mod=mod go mod download -json "$module@$version" >"$work/info.json" 2>/dev/null ||
+  jq -e .Error "$work/info.json" >/dev/null; then
+  served=0
+fi
+if [ $served = 1 ]; then
+  cp "$(jq -r .GoMod "$work/info.json")" "$work/release.mod"
+else
+  git_dir=$mirrors/$mirror/repo
+  [ -d "$git_dir" ] || {
+    echo "the proxy does not serve $module $version and the mirror $git_dir is not there" >&2
+    exit 1
+  }
+  git -C "$git_dir" show "$gittag:go.mod" >"$work/release.mod"
+fi
+go mod edit -json "$work/release.mod" >"$work/release.json"
+go mod edit -json "$template" >"$work/template.json"
+pin() { jq -r --arg p "$1" '[.Require[]? | select(.Path == $p) | .Version][0] // empty' "$work/release.json"; }
+
+{
+  printf 'module %s\n\ngo %s\n\nrequire (\n' "$(jq -r .Module.Path "$work/template.json")" "$(jq -r .Go "$work/template.json")"
+  jq -r '.Require[] | select(.Indirect | not) | "\(.Path) \(.Version)"' "$work/template.json" | while read -r path v; do
+    case $path in
+    "$module" | "$module"/*) v=$version ;;
+    *) v=$(pin "$path") v=${v:-$(jq -r --arg p "$path" '.Require[] | select(.Path == $p) | .Version' "$work/template.json")} ;;
+    esac
+    printf '\t%s %s\n' "$path" "$v"
+  done
+  printf ')\n'
+  # The release's own replacements of modules by other versions (not its
+  # local folders) hold for its build here too.
+  jq -r '.Replace[]? | select(.New.Version != null) | "\(.Old.Path)\(if .Old.Version then " " + .Old.Version else "" end) => \(.New.Path) \(.New.Version)"' "$work/release.json" |
+    while read -r line; do printf '\n// %s %s replaces it.\nreplace %s\n' "$module" "$version" "$line"; done
+  if [ $served = 0 ]; then
+    printf '\n// The module proxy does not serve %s %s: built from the source\n// at its tag (scripts/webhook-sources.sh lays it out).\nreplace %s => ./src/%s\n' "$module" "$version" "$module" "$tag"
+  fi
+} >"$modfile"
+if [ $served = 0 ]; then
+  "$root/scripts/webhook-sources.sh" "webhook-$name"
+fi
+go mod tidy -modfile="$modfile"
+echo "$dir/$modfile from $template ($([ $served = 1 ] && echo module || echo "source at $gittag"))"
+# What the graph selects above the release's own pins (the harness's own
+# requirements, or a module the release's tag names but its go.mod lacks).
+go mod edit -json "$modfile" | jq -r '.Require[] | "\(.Path) \(.Version)"' | while read -r path v; do
+  own=$(pin "$path")
+  if [ -n "$own" ] && [ "$own" != "$v" ]; then
+    echo "  $path $v (the release pins $own)"
+  fi
+done
