@@ -9,8 +9,11 @@
 # out from the git mirror in MIRRORS_DIR). It then prints the modules whose
 # selected version is not the release's own pin. The suite learns it with
 # E2E_<NAME>_RELEASES=TAG (scripts/learn-webhooks.sh).
+# A module whose files import packages only some releases have (build
+# tags) cannot be tidied: TAGS=wrappers resolves the requirements from a
+# build of the release's own files instead.
 # Maintainers only: needs the Go module proxy.
-# Usage: scripts/webhook-release.sh NAME TAG [TEMPLATE]
+# Usage: [TAGS=...] scripts/webhook-release.sh NAME TAG [TEMPLATE]
 #   NAME: eventing, knative, capi, promop, kserve, kruise, tekton, cnpg
 set -euo pipefail
 [ $# -ge 2 ] || {
@@ -77,6 +80,7 @@ else
   git -C "$git_dir" show "$gittag:go.mod" >"$work/release.mod"
 fi
 go mod edit -json "$work/release.mod" >"$work/release.json"
+
 go mod edit -json "$template" >"$work/template.json"
 pin() { jq -r --arg p "$1" '[.Require[]? | select(.Path == $p) | .Version][0] // empty' "$work/release.json"; }
 
@@ -99,9 +103,23 @@ pin() { jq -r --arg p "$1" '[.Require[]? | select(.Path == $p) | .Version][0] //
   fi
 } >"$modfile"
 if [ $served = 0 ]; then
-  "$root/scripts/webhook-sources.sh" "webhook-$name"
+  SOURCE_TAGS=$tag "$root/scripts/webhook-sources.sh" "webhook-$name"
+  # A requirement the proxy refuses is the copy the release vendors
+  # (webhook-sources.sh gives it a go.mod).
+  if [ -d "src/$tag/vendor" ]; then
+    jq -r '.Require[] | select(.Indirect | not) | "\(.Path) \(.Version)"' "$work/release.json" | while read -r path v; do
+      if [ -d "src/$tag/vendor/$path" ] && ! GOFLAGS=-mod=mod go mod download -json "$path@$v" >/dev/null 2>&1; then
+        printf '\n// Nor %s %s: the copy the release vendors.\nreplace %s => ./src/%s/vendor/%s\n' "$path" "$v" "$path" "$tag" "$path" >>"$modfile"
+      fi
+    done
+    SOURCE_TAGS=$tag "$root/scripts/webhook-sources.sh" "webhook-$name"
+  fi
 fi
-go mod tidy -modfile="$modfile"
+if [ -n "${TAGS:-}" ]; then
+  GOFLAGS=-mod=mod go list -modfile="$modfile" -tags="$TAGS" -deps . >/dev/null
+else
+  go mod tidy -modfile="$modfile"
+fi
 echo "$dir/$modfile from $template ($([ $served = 1 ] && echo module || echo "source at $gittag"))"
 # What the graph selects above the release's own pins (the harness's own
 # requirements, or a module the release's tag names but its go.mod lacks).

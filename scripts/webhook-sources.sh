@@ -8,7 +8,8 @@
 # the commit, which the learned file names. src/ is not committed.
 # Maintainers only (scripts/learn-webhooks.sh runs it). Arguments limit it to
 # those webhook modules (webhook-kruise webhook-capi): one operator's sources
-# need only that operator's mirror.
+# need only that operator's mirror; SOURCE_TAGS="v1.2.3 ..." limits it to
+# those tags (scripts/webhook-release.sh adds one release).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 case ${MIRRORS_DIR:-} in
@@ -35,6 +36,9 @@ for dir in "$root"/test/e2e/webhook-*/; do
   for modfile in "$dir"go.v*.mod; do
     tag=$(sed -n 's|^replace [^ ]* => \./src/\([^/ ]*\)$|\1|p' "$modfile")
     [ -n "$tag" ] || continue
+    if [ -n "${SOURCE_TAGS:-}" ] && [[ " $SOURCE_TAGS " != *" $tag "* ]]; then
+      continue
+    fi
     out=$dir/src/$tag
     [ -f "$out/.commit" ] && continue
     git_dir=$mirrors/$mirror/repo
@@ -53,6 +57,7 @@ for dir in "$root"/test/e2e/webhook-*/; do
   # with the release's own go version.
   for modfile in "$dir"go.v*.mod; do
     sed -n 's|^replace \([^ ]*\) => \./src/\(\([^/ ]*\)/vendor/[^ ]*\)$|\1 \2 \3|p' "$modfile" | while read -r module path tag; do
+      [ -d "$dir/src/$tag" ] || continue
       go=$(sed -n 's/^go \([0-9.]*\)$/\1/p' "$dir/src/$tag/go.mod")
       [ -f "$dir/src/$path/go.mod" ] || printf 'module %s\n\ngo %s\n' "$module" "$go" >"$dir/src/$path/go.mod"
     done
