@@ -45,10 +45,12 @@ var promOperatorWebhook = &webhookOperator{
 	},
 	// v0.93.0 (go.mod) on every run; the other releases (a go.vV.mod each)
 	// with E2E_PROMOP_RELEASES, built with the tag of the release's
-	// admission.New signature (webhook-promop/admission_*.go): slogonly
-	// before v0.86, scheme to v0.90.
+	// admission.New signature (webhook-promop/admission_*.go): gokit
+	// before v0.76, slogonly before v0.86, scheme to v0.90.
 	releases: modfileReleases("promop", func(v string) string {
 		switch m := minorOf(v); {
+		case m < 76:
+			return "gokit"
 		case m < 86:
 			return "slogonly"
 		case m <= 90:

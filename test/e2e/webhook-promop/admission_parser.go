@@ -1,4 +1,4 @@
-//go:build !scheme && !slogonly
+//go:build !scheme && !slogonly && !gokit
 
 package main
 
