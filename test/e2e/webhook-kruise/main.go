@@ -3,7 +3,8 @@
 // module's go.mod pins the release) over HTTPS on loopback, the way the
 // operator serves them: controller-runtime's admission.Webhook around the
 // operator's own handlers (CloneSet, Advanced StatefulSet, Advanced
-// DaemonSet), each at the path its handler map names, which is the path its
+// DaemonSet), each at the path its handler map names (the map's key: the
+// release's own, v1alpha1 in DaemonSet's before v1.9), which is the path its
 // MutatingWebhookConfiguration (config/webhook/manifests.yaml) gives.
 //
 // What is repeated here: the handlers' construction (a decoder over the
@@ -38,6 +39,7 @@ import (
 	clonesetmutating "github.com/openkruise/kruise/pkg/webhook/cloneset/mutating"
 	daemonsetmutating "github.com/openkruise/kruise/pkg/webhook/daemonset/mutating"
 	statefulsetmutating "github.com/openkruise/kruise/pkg/webhook/statefulset/mutating"
+	webhooktypes "github.com/openkruise/kruise/pkg/webhook/types"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -69,9 +71,12 @@ func run() error {
 	}
 	decoder := admission.NewDecoder(scheme)
 	handlers := map[string]admission.Handler{
-		"/mutate-apps-kruise-io-v1alpha1-cloneset": &clonesetmutating.CloneSetCreateUpdateHandler{Decoder: decoder},
-		"/mutate-apps-kruise-io-statefulset":       &statefulsetmutating.StatefulSetCreateUpdateHandler{Decoder: decoder},
-		"/mutate-apps-kruise-io-daemonset":         &daemonsetmutating.DaemonSetCreateUpdateHandler{Decoder: decoder},
+		pathOf(clonesetmutating.HandlerGetterMap):    &clonesetmutating.CloneSetCreateUpdateHandler{Decoder: decoder},
+		pathOf(statefulsetmutating.HandlerGetterMap): &statefulsetmutating.StatefulSetCreateUpdateHandler{Decoder: decoder},
+		pathOf(daemonsetmutating.HandlerGetterMap):   &daemonsetmutating.DaemonSetCreateUpdateHandler{Decoder: decoder},
+	}
+	if len(handlers) != 3 {
+		return fmt.Errorf("the handler maps name %d paths for 3 handlers", len(handlers))
 	}
 	mux := http.NewServeMux()
 	var serves []string
@@ -111,6 +116,16 @@ func run() error {
 		return err
 	}
 	return nil
+}
+
+// pathOf is the path of the one handler of a webhook package's handler map
+// (its key is the path without the leading slash); the map's getters need
+// a manager, so the handler is built here.
+func pathOf(m map[string]webhooktypes.HandlerGetter) string {
+	for p := range m {
+		return "/" + p
+	}
+	return ""
 }
 
 var (
