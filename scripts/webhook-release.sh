@@ -111,7 +111,7 @@ pin() { jq -r --arg p "$1" '[.Require[]? | select(.Path == $p) | .Version][0] //
     while read -r line; do printf '\n// %s %s replaces it.\nreplace %s\n' "$module" "$version" "$line"; done
   if [ $served = 0 ]; then
     if [ $forced = 1 ]; then
-      printf '\n// The module proxy'"'"'s %s %s is not the commit of its tag: built\n// from the source at the tag (scripts/webhook-sources.sh lays it out).\n' "$module" "$version"
+      printf '\n// The module proxy'"'"'s %s %s is not known to be the commit of\n// its tag (it records another, or none): built from the source at the tag\n// (SOURCE=1; scripts/webhook-sources.sh lays it out).\n' "$module" "$version"
     else
       printf '\n// The module proxy does not serve %s %s: built from the source\n// at its tag (scripts/webhook-sources.sh lays it out).\n' "$module" "$version"
     fi

@@ -156,6 +156,7 @@ replace k8s.io/pod-security-admission => k8s.io/pod-security-admission v0.30.10
 // github.com/openkruise/kruise v1.8.2 replaces it.
 replace k8s.io/sample-apiserver => k8s.io/sample-apiserver v0.30.10
 
-// The module proxy's github.com/openkruise/kruise v1.8.2 is not the commit of its tag: built
-// from the source at the tag (scripts/webhook-sources.sh lays it out).
+// The module proxy's github.com/openkruise/kruise v1.8.2 is not known to be the commit of
+// its tag (it records another, or none): built from the source at the tag
+// (SOURCE=1; scripts/webhook-sources.sh lays it out).
 replace github.com/openkruise/kruise => ./src/v1.8.2

@@ -8,7 +8,9 @@
 // MutatingWebhookConfiguration (config/webhook/manifests.yaml) gives.
 //
 // What is repeated here: the handlers' construction (a decoder over the
-// operator's scheme, as their handler maps build it from the manager) and
+// operator's scheme, as their handler maps build it from the manager, or
+// before v1.7 as the manager injects it into the map's handlers:
+// handlers_*.go, build tag injectdecoder) and
 // the feature-gate setup of the operator's main: the gates of
 // KRUISE_FEATURE_GATES (the manager's --feature-gates, for example
 // TemplateNoDefaults=true), then features.SetDefaultFeatureGates().
@@ -36,13 +38,8 @@ import (
 	kruiseapis "github.com/openkruise/kruise/apis"
 	"github.com/openkruise/kruise/pkg/features"
 	utilfeature "github.com/openkruise/kruise/pkg/util/feature"
-	clonesetmutating "github.com/openkruise/kruise/pkg/webhook/cloneset/mutating"
-	daemonsetmutating "github.com/openkruise/kruise/pkg/webhook/daemonset/mutating"
-	statefulsetmutating "github.com/openkruise/kruise/pkg/webhook/statefulset/mutating"
-	webhooktypes "github.com/openkruise/kruise/pkg/webhook/types"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
 const module = "github.com/openkruise/kruise"
@@ -69,11 +66,9 @@ func run() error {
 	if err := kruiseapis.AddToScheme(scheme); err != nil {
 		return err
 	}
-	decoder := admission.NewDecoder(scheme)
-	handlers := map[string]admission.Handler{
-		pathOf(clonesetmutating.HandlerGetterMap):    &clonesetmutating.CloneSetCreateUpdateHandler{Decoder: decoder},
-		pathOf(statefulsetmutating.HandlerGetterMap): &statefulsetmutating.StatefulSetCreateUpdateHandler{Decoder: decoder},
-		pathOf(daemonsetmutating.HandlerGetterMap):   &daemonsetmutating.DaemonSetCreateUpdateHandler{Decoder: decoder},
+	handlers, err := kruiseHandlers(scheme)
+	if err != nil {
+		return err
 	}
 	if len(handlers) != 3 {
 		return fmt.Errorf("the handler maps name %d paths for 3 handlers", len(handlers))
@@ -81,7 +76,7 @@ func run() error {
 	mux := http.NewServeMux()
 	var serves []string
 	for path, h := range handlers {
-		mux.Handle(path, &admission.Webhook{Handler: h})
+		mux.Handle(path, h)
 		serves = append(serves, path)
 	}
 	sort.Strings(serves)
@@ -116,16 +111,6 @@ func run() error {
 		return err
 	}
 	return nil
-}
-
-// pathOf is the path of the one handler of a webhook package's handler map
-// (its key is the path without the leading slash); the map's getters need
-// a manager, so the handler is built here.
-func pathOf(m map[string]webhooktypes.HandlerGetter) string {
-	for p := range m {
-		return "/" + p
-	}
-	return ""
 }
 
 var (
