@@ -8,7 +8,6 @@ import (
 	clonesetmutating "github.com/openkruise/kruise/pkg/webhook/cloneset/mutating"
 	daemonsetmutating "github.com/openkruise/kruise/pkg/webhook/daemonset/mutating"
 	statefulsetmutating "github.com/openkruise/kruise/pkg/webhook/statefulset/mutating"
-	webhooktypes "github.com/openkruise/kruise/pkg/webhook/types"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
@@ -26,8 +25,10 @@ func kruiseHandlers(scheme *runtime.Scheme) (map[string]http.Handler, error) {
 }
 
 // pathOf is the path of the one handler of a webhook package's handler map
-// (its key is the path without the leading slash).
-func pathOf(m map[string]webhooktypes.HandlerGetter) string {
+// (its key is the path without the leading slash). It imports no more than
+// the handlers' packages: go mod tidy reads every build tag's imports, and
+// the release's module must hold them all.
+func pathOf[V any](m map[string]V) string {
 	for p := range m {
 		return "/" + p
 	}
