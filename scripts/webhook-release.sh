@@ -6,14 +6,18 @@
 # go.v*.mod of the same minor line, else go.mod, or the third argument).
 # Where the module proxy does not serve the release, the file replaces the
 # module with its source at the tag (scripts/webhook-sources.sh lays it
-# out from the git mirror in MIRRORS_DIR). It then prints the modules whose
-# selected version is not the release's own pin. The suite learns it with
+# out from the git mirror in MIRRORS_DIR); SOURCE=1 builds from the source
+# at the tag even where the proxy serves the release: for a module whose
+# proxy copy is not the tag's commit (the script says so where the mirror
+# tells: the proxy's Origin hash differs from the tag's, or it records
+# none). It then prints the modules whose selected version is not the
+# release's own pin. The suite learns it with
 # E2E_<NAME>_RELEASES=TAG (scripts/learn-webhooks.sh).
 # A module whose files import packages only some releases have (build
-# tags) cannot be tidied: TAGS=wrappers resolves the requirements from a
-# build of the release's own files instead.
+# tags) cannot be tidied: TAGS=wrappers resolves the requirements from the
+# packages those tags select instead.
 # Maintainers only: needs the Go module proxy.
-# Usage: [TAGS=...] scripts/webhook-release.sh NAME TAG [TEMPLATE]
+# Usage: [TAGS=...] [SOURCE=1] scripts/webhook-release.sh NAME TAG [TEMPLATE]
 #   NAME: eventing, knative, capi, promop, kserve, kruise, tekton, cnpg
 set -euo pipefail
 [ $# -ge 2 ] || {
@@ -69,12 +73,23 @@ if ! GOFLAGS=-mod=mod go mod download -json "$module@$version" >"$work/info.json
   jq -e .Error "$work/info.json" >/dev/null; then
   served=0
 fi
+git_dir=$mirrors/$mirror/repo
+if [ $served = 1 ] && [ -d "$git_dir" ]; then
+  origin=$(jq -r '.Origin.Hash // empty' "$work/info.json")
+  commit=$(git -C "$git_dir" rev-parse "$gittag^{commit}" 2>/dev/null || true)
+  if [ "$origin" != "$commit" ]; then
+    echo "the proxy's $module $version is ${origin:-of no recorded commit}, the tag $gittag is $commit: SOURCE=1 builds from the tag" >&2
+  fi
+fi
+forced=0
+if [ "${SOURCE:-}" = 1 ] && [ $served = 1 ]; then
+  served=0 forced=1
+fi
 if [ $served = 1 ]; then
   cp "$(jq -r .GoMod "$work/info.json")" "$work/release.mod"
 else
-  git_dir=$mirrors/$mirror/repo
   [ -d "$git_dir" ] || {
-    echo "the proxy does not serve $module $version and the mirror $git_dir is not there" >&2
+    echo "no source for $module $version (the proxy does not serve it, or SOURCE=1) and the mirror $git_dir is not there" >&2
     exit 1
   }
   git -C "$git_dir" show "$gittag:go.mod" >"$work/release.mod"
@@ -99,7 +114,12 @@ pin() { jq -r --arg p "$1" '[.Require[]? | select(.Path == $p) | .Version][0] //
   jq -r '.Replace[]? | select(.New.Version != null) | "\(.Old.Path)\(if .Old.Version then " " + .Old.Version else "" end) => \(.New.Path) \(.New.Version)"' "$work/release.json" |
     while read -r line; do printf '\n// %s %s replaces it.\nreplace %s\n' "$module" "$version" "$line"; done
   if [ $served = 0 ]; then
-    printf '\n// The module proxy does not serve %s %s: built from the source\n// at its tag (scripts/webhook-sources.sh lays it out).\nreplace %s => ./src/%s\n' "$module" "$version" "$module" "$tag"
+    if [ $forced = 1 ]; then
+      printf '\n// The module proxy'"'"'s %s %s is not known to be the commit of\n// its tag (it records another, or none): built from the source at the tag\n// (SOURCE=1; scripts/webhook-sources.sh lays it out).\n' "$module" "$version"
+    else
+      printf '\n// The module proxy does not serve %s %s: built from the source\n// at its tag (scripts/webhook-sources.sh lays it out).\n' "$module" "$version"
+    fi
+    printf 'replace %s => ./src/%s\n' "$module" "$tag"
   fi
 } >"$modfile"
 if [ $served = 0 ]; then

@@ -25,7 +25,7 @@ var notes = map[string]string{
 		" AdvancedCronJob and UnitedDeployment also write Kubernetes' Pod defaults into the pod template (`restartPolicy`," +
 		" `dnsPolicy`, `schedulerName`, each container's `terminationMessagePath` and `imagePullPolicy`, ...) and" +
 		" PersistentVolumeClaim defaults into `volumeClaimTemplates`, on create and on an update that changes the template." +
-		" The Advanced DaemonSet defaulter does not default its pod template. Learned for v1.9.0 (CloneSet, Advanced" +
+		" The Advanced DaemonSet defaulter does not default its pod template. Learned for v1.6.2 to v1.9.0 (CloneSet, Advanced" +
 		" StatefulSet, Advanced DaemonSet); the other kinds' webhooks are not.\n\n" +
 		"**The `TemplateNoDefaults` feature gate.** OpenKruise's GitOps guide recommends turning it on" +
 		" (`featureGates: TemplateNoDefaults=true` in the chart's values, or `--feature-gates` on the manager) because" +

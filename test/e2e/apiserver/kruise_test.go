@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,13 +55,28 @@ var openKruise = &webhookOperator{
 	},
 	notFilled: []notFilled{
 		{path: `\.initContainers\[\]\.imagePullPolicy$`, reason: "an init container's pull policy follows its image's tag (IfNotPresent, or Always for latest or no tag: Kubernetes' container default), which no mutation rule can say; write it in Git"},
-		{path: `\.metadata\.creationTimestamp$`, reason: "creationTimestamp: null in the pod template's and claim templates' metadata, written by the webhook's Go types (k8s.io/apimachinery v0.32 encodes an empty time as null); no mutation fills a null"},
+		{path: `\.metadata\.creationTimestamp$`, reason: "creationTimestamp: null in the pod template's and claim templates' metadata, written by the webhook's Go types (the releases' k8s.io/apimachinery, v0.26 to v0.32, encodes an empty time as null); no mutation fills a null"},
 	},
-	// v1.9.0 from its source at the tag: the module proxy serves as v1.9.0
-	// an earlier placement of the tag (a master commit, not the release).
-	releases: []webhookRelease{
-		{modfile: "go.v1.9.0.mod"},
-	},
+	// Seeds of a kind the release's CRDs do not define are left out (before
+	// v1.9, the v1beta1 DaemonSet).
+	releaseKinds: true,
+	releases:     kruiseReleases(),
+}
+
+// kruiseReleases are webhook-kruise's builds, one per go.vV.mod
+// (scripts/webhook-release.sh), none on every run: each builds from the
+// source at its tag where the module proxy refuses the release or serves
+// another commit as it (v1.9.0: a master commit, not the release; SOURCE=1),
+// and go.mod, v1.9.0's copy, is left out. Before v1.7 the manager injects
+// the handlers' decoder (build tag injectdecoder: handlers_inject.go).
+func kruiseReleases() []webhookRelease {
+	all := modfileReleases("kruise", func(v string) string {
+		if minorOf(v) < 7 {
+			return "injectdecoder"
+		}
+		return ""
+	})
+	return slices.DeleteFunc(all, func(r webhookRelease) bool { return r.modfile == "go.mod" })
 }
 
 // TestOpenKruiseWebhook: the webhook of each release, learned and checked

@@ -3,11 +3,14 @@
 // module's go.mod pins the release) over HTTPS on loopback, the way the
 // operator serves them: controller-runtime's admission.Webhook around the
 // operator's own handlers (CloneSet, Advanced StatefulSet, Advanced
-// DaemonSet), each at the path its handler map names, which is the path its
+// DaemonSet), each at the path its handler map names (the map's key: the
+// release's own, v1alpha1 in DaemonSet's before v1.9), which is the path its
 // MutatingWebhookConfiguration (config/webhook/manifests.yaml) gives.
 //
 // What is repeated here: the handlers' construction (a decoder over the
-// operator's scheme, as their handler maps build it from the manager) and
+// operator's scheme, as their handler maps build it from the manager, or
+// before v1.7 as the manager injects it into the map's handlers:
+// handlers_*.go, build tag injectdecoder) and
 // the feature-gate setup of the operator's main: the gates of
 // KRUISE_FEATURE_GATES (the manager's --feature-gates, for example
 // TemplateNoDefaults=true), then features.SetDefaultFeatureGates().
@@ -35,12 +38,8 @@ import (
 	kruiseapis "github.com/openkruise/kruise/apis"
 	"github.com/openkruise/kruise/pkg/features"
 	utilfeature "github.com/openkruise/kruise/pkg/util/feature"
-	clonesetmutating "github.com/openkruise/kruise/pkg/webhook/cloneset/mutating"
-	daemonsetmutating "github.com/openkruise/kruise/pkg/webhook/daemonset/mutating"
-	statefulsetmutating "github.com/openkruise/kruise/pkg/webhook/statefulset/mutating"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 )
 
 const module = "github.com/openkruise/kruise"
@@ -67,16 +66,17 @@ func run() error {
 	if err := kruiseapis.AddToScheme(scheme); err != nil {
 		return err
 	}
-	decoder := admission.NewDecoder(scheme)
-	handlers := map[string]admission.Handler{
-		"/mutate-apps-kruise-io-v1alpha1-cloneset": &clonesetmutating.CloneSetCreateUpdateHandler{Decoder: decoder},
-		"/mutate-apps-kruise-io-statefulset":       &statefulsetmutating.StatefulSetCreateUpdateHandler{Decoder: decoder},
-		"/mutate-apps-kruise-io-daemonset":         &daemonsetmutating.DaemonSetCreateUpdateHandler{Decoder: decoder},
+	handlers, err := kruiseHandlers(scheme)
+	if err != nil {
+		return err
+	}
+	if len(handlers) != 3 {
+		return fmt.Errorf("the handler maps name %d paths for 3 handlers", len(handlers))
 	}
 	mux := http.NewServeMux()
 	var serves []string
 	for path, h := range handlers {
-		mux.Handle(path, &admission.Webhook{Handler: h})
+		mux.Handle(path, h)
 		serves = append(serves, path)
 	}
 	sort.Strings(serves)
