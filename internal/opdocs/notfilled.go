@@ -62,6 +62,13 @@ var notFilled = map[string][]unfilled{
 		{"MachineSet, MachineDeployment, MachinePool", `.spec.replicas`, "1 when nothing says otherwise, but the autoscaler's `cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size` and `-max-size` annotations decide it, and on update the old object's replicas; state the replicas in Git, or leave them to the autoscaler with an ignore rule"},
 		{"Cluster", `.spec.topology.variables`, "defaulted from the schema of the ClusterClass the Cluster names, read from the cluster when the class is reconciled"},
 		{"KubeadmConfigTemplate", `.spec.template.spec`, "earlier releases' defaults, applied only to the topology controller's own dry runs (a dry-run request whose object carries its dry-run annotation)"},
+		{"Cluster, ClusterClass, Machine, MachineSet, MachineDeployment, MachinePool, MachineHealthCheck, KubeadmControlPlane (v1.10.10 and older)",
+			`.spec.infrastructureRef.namespace, .spec.controlPlaneRef.namespace, .spec.bootstrap.configRef.namespace, .spec.template.spec.infrastructureRef.namespace, .spec.template.spec.bootstrap.configRef.namespace, .spec.machineTemplate.infrastructureRef.namespace, .spec.remediationTemplate.namespace, a ClusterClass's .ref.namespace`,
+			"a reference without a namespace gets the object's own, which the request decides (Argo CD's destination namespace): write it in Git"},
+		{"MachineHealthCheck, ClusterClass, Cluster (v1.10.10 and older)", `.spec.unhealthyConditions[].timeout, .machineHealthCheck.unhealthyConditions[].timeout, .spec.topology...nodeVolumeDetachTimeout`,
+			"a duration written in another form (`300s`, `5m`) is stored in Go's (`5m0s`); only a MachineHealthCheck's `nodeStartupTimeout: 5m` is learned as a rewrite: write durations so in Git"},
+		{"ClusterClass (v1.10.10 and older)", `.spec.controlPlane.metadata.annotations`,
+			"`annotations: null` written is dropped by the webhooks' Go types; no mutation removes a value: leave it out in Git"},
 		{"ExtensionConfig", `.spec.namespaceSelector, .spec.clientConfig.service.port`, "an empty selector and port 443: the kind is cluster-scoped, and the learner's inputs are namespaced objects; not learned, so not filled"},
 	},
 }

@@ -30,6 +30,18 @@ import (
 type webhookOperator struct {
 	// name is the webhook module's and the test data's directory name.
 	name string
+	// testdata, when set, is the test data's directory instead of name's
+	// (a variant's: see variant).
+	testdata string
+	// namespaces are more namespaces the seeds or variations name, created
+	// with the operator's own before learning.
+	namespaces []string
+	// variant, when set, gives another description of the operator for
+	// the release of a go.vV.mod (V, "newest" for go.mod), or nil: its
+	// releases of another API version (Cluster API's before v1.11 store
+	// v1beta1) have their own test data, groups and probe, the webhook
+	// module and releases being the same.
+	variant func(release string) *webhookOperator
 	// module is the operator's Go module; the webhook process gets its
 	// directory as OPERATOR_MODULE_DIR (configuration it ships).
 	module string
@@ -144,7 +156,13 @@ func (op *webhookOperator) run(t *testing.T) {
 			if !selected(r.always, name, os.Getenv(env)) {
 				t.Skip("checked with " + env + "=all (scripts/learn-webhooks.sh) or =" + name)
 			}
-			op.testRelease(t, r)
+			rop := op
+			if op.variant != nil {
+				if v := op.variant(name); v != nil {
+					rop = v
+				}
+			}
+			rop.testRelease(t, r)
 		})
 	}
 }
@@ -173,6 +191,9 @@ func (op *webhookOperator) testRelease(t *testing.T, r webhookRelease) {
 	}
 	release := strings.TrimPrefix(tag, "v")
 	dir := filepath.Join("testdata", "webhooks", op.name)
+	if op.testdata != "" {
+		dir = filepath.Join("testdata", "webhooks", op.testdata)
+	}
 
 	t.Run("learn", func(t *testing.T) {
 		// Beyond the release's CRD defaults only: the module's CRDs under
@@ -291,6 +312,9 @@ func (op *webhookOperator) start(t *testing.T, flags []string) (*operatorWebhook
 		t.Fatalf("none of %v in %s", op.manifests, w.Dir)
 	}
 	a.ensureNamespace(t, op.namespace())
+	for _, ns := range op.namespaces {
+		a.ensureNamespace(t, ns)
+	}
 	probe := &unstructured.Unstructured{Object: op.probe}
 	probe.SetNamespace(op.namespace())
 	a.waitAdmitted(t, probe, op.probed)

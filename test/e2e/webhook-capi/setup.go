@@ -1,4 +1,4 @@
-//go:build !wrappers
+//go:build !wrappers && !v1beta1
 
 package main
 
