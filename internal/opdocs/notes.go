@@ -8,16 +8,16 @@ import "bytes"
 // state, and settings of the operator that change what is written. It is
 // written by hand and placed after the list of webhooks.
 var notes = map[string]string{
-	"kserve": "The InferenceService defaulter's defaults of v0.20.0 are learned from its code, with the default" +
-		" installation's `inferenceservice-config` (the ConfigMap the release ships in `config/configmap`), which it" +
+	"kserve": "The InferenceService defaulter's defaults of v0.15.0 to v0.20.0 are learned from each release's code, with the default" +
+		" installation's `inferenceservice-config` (the ConfigMap each release ships in `config/configmap`), which it" +
 		" reads from the cluster on every request: a transformer's and an explainer's first container, and a" +
 		" predictor's containers when it has no `model`, are named `kserve-container` and get the ConfigMap's resource" +
 		" defaults (requests and limits `cpu: \"1\"`, `memory: 2Gi`, each where not written); an ART explainer gets" +
-		" `runtimeVersion: latest` and the same resources; a Triton or vLLM model gets `protocolVersion: v2`; a model" +
+		" `runtimeVersion: latest` and the same resources; a Triton model (from v0.20.0 also a vLLM model) gets `protocolVersion: v2`; a model" +
 		" gets the Go round trip's `name: \"\"` and `resources: {}`. The deprecated deployment modes `RawDeployment` and" +
-		" `Serverless` are stored as `Standard` and `Knative`: `fill` warns where you wrote them. What depends on the" +
+		" `Serverless` are stored as `Standard` and `Knative` (v0.17.0 on): `fill` warns where you wrote them. What depends on the" +
 		" ConfigMap and what the defaulter writes that is not filled are listed below. The LLMInferenceService" +
-		" defaulters (v0.19.0 on) are not learned, nor are the releases before v0.20.0: their webhook defaults are" +
+		" defaulters (v0.19.0 on) are not learned, nor are v0.7.0 to v0.14.1: their webhook defaults are" +
 		" unknown, so `render`, `fill` and `explain` warn for those kinds and releases, and `audit` keeps rules on them.\n",
 	"openkruise": "The workload defaulters set fields of their kinds: `replicas`, `revisionHistoryLimit` and the update" +
 		" strategy (CloneSet: `type: ReCreate`, `partition: 0`, `maxUnavailable: 20%`, `maxSurge: 0`; Advanced DaemonSet:" +
