@@ -5,8 +5,8 @@
 # in a real kube-apiserver and runs 'cmp-defaults profiles learn' on
 # inputs generated from test/e2e/apiserver/testdata/webhooks/<name>
 # (seeds.yaml varied by vary.yaml), for every release the suite lists
-# (cnpgReleases, knativeReleases, tektonPipelines.releases, knativeEventing.releases,
-# promOperatorWebhook.releases, openKruise.releases, clusterAPI.releases, kserve.releases: one go.mod per release). The same run twice gives the
+# (cnpgReleases, knativeReleases, and for the others every go.vV.mod of
+# their webhook module: scripts/webhook-release.sh adds one). The same run twice gives the
 # same bytes; without E2E_LEARN_WRITE the suite checks the committed files.
 # One release only: E2E_CNPG_RELEASES=v1.20.2 E2E_LEARN_WRITE=1 GOTOOLCHAIN=go1.27.3
 # go test -count=1 -run 'TestCNPGWebhook/.*/learn$' ./apiserver/ in test/e2e.
