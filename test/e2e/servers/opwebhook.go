@@ -54,9 +54,9 @@ type Webhook struct {
 	// Dir is the operator module's source in the Go module cache: its CRDs,
 	// webhook manifests and samples are read from there, never copied.
 	Dir string `json:"-"`
-	// Commit is set when the module proxy does not serve the release and the
-	// webhook was built from the operator's source at its tag
-	// (scripts/webhook-sources.sh): the commit of that tag.
+	// Commit is set when the webhook was built from the operator's source
+	// at its tag (scripts/webhook-sources.sh; the proxy refuses the module,
+	// or serves another commit): the commit of that tag.
 	Commit string `json:"-"`
 }
 
@@ -64,7 +64,7 @@ type Webhook struct {
 func (w *Webhook) Ref() string {
 	ref := w.Module + "@" + w.Version
 	if w.Commit != "" {
-		ref += " built from its source at commit " + w.Commit + " (the module proxy does not serve " + w.Version + ")"
+		ref += " built from its source at commit " + w.Commit
 	}
 	return ref
 }
