@@ -65,7 +65,21 @@ if [ -z "$template" ]; then
   template=${template:-go.mod}
 fi
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# Every go.vV.mod present is a release to the suite: a run that fails
+# removes the files it wrote, so none is left half-made.
+sumfile=${modfile%.mod}.sum
+wrote=()
+[ -e "$modfile" ] || wrote+=("$modfile")
+[ -e "$sumfile" ] || wrote+=("$sumfile")
+cleanup() {
+  status=$?
+  rm -rf "$work"
+  if [ $status -ne 0 ] && [ ${#wrote[@]} -gt 0 ]; then
+    rm -f "${wrote[@]}"
+    echo "$name $tag: failed; removed ${wrote[*]}" >&2
+  fi
+}
+trap cleanup EXIT
 
 # The release's own go.mod: the proxy's copy, else the tag's.
 served=1
@@ -138,7 +152,10 @@ fi
 if [ -n "${TAGS:-}" ]; then
   GOFLAGS=-mod=mod go list -modfile="$modfile" -tags="$TAGS" -deps . >/dev/null
 else
-  go mod tidy -modfile="$modfile"
+  go mod tidy -modfile="$modfile" || {
+    echo "$name $tag: go mod tidy failed; if the module's files import packages only some releases have, give the release's build tags: TAGS=... $0 $name $tag" >&2
+    exit 1
+  }
 fi
 echo "$dir/$modfile from $template ($([ $served = 1 ] && echo module || echo "source at $gittag"))"
 # What the graph selects above the release's own pins (the harness's own
