@@ -6,7 +6,9 @@
 # go.v*.mod of the same minor line, else go.mod, or the third argument).
 # Where the module proxy does not serve the release, the file replaces the
 # module with its source at the tag (scripts/webhook-sources.sh lays it
-# out from the git mirror in MIRRORS_DIR); SOURCE=1 builds from the source
+# out from the git mirror in MIRRORS_DIR), and so are the release's own
+# submodules the proxy refuses (its go.mod replaces them by its folders);
+# SOURCE=1 builds from the source
 # at the tag even where the proxy serves the release: for a module whose
 # proxy copy is not the tag's commit (the script says so where the mirror
 # tells: the proxy's Origin hash differs from the tag's, or it records
@@ -31,7 +33,7 @@ dir=$root/test/e2e/webhook-$name
   echo "no webhook module $dir" >&2
   exit 2
 }
-IFS=. read -r major minor patch <<<"${tag#v}"
+IFS=. read -r _ minor patch <<<"${tag#v}"
 version=$tag gittag=$tag
 case $name in
 eventing | knative)
@@ -60,8 +62,8 @@ modfile=go.$version.mod
 cd "$dir"
 template=${3:-}
 if [ -z "$template" ]; then
-  IFS=. read -r _ vminor _ <<<"${version#v}"
-  template=$(ls go.v*.mod 2>/dev/null | grep -F "go.v$major.$vminor." | grep -vxF "$modfile" | sort -V | tail -1 || true)
+  IFS=. read -r vmajor vminor _ <<<"${version#v}"
+  template=$(ls go.v*.mod 2>/dev/null | grep -F "go.v$vmajor.$vminor." | grep -vxF "$modfile" | sort -V | tail -1 || true)
   template=${template:-go.mod}
 fi
 work=$(mktemp -d)
@@ -148,6 +150,16 @@ if [ $served = 0 ]; then
     done
     SOURCE_TAGS=$tag "$root/scripts/webhook-sources.sh" "webhook-$name"
   fi
+  # A module the release replaces by one of its own folders (a submodule
+  # such as prometheus-operator's pkg/client) and the proxy refuses at the
+  # pinned version is that folder at the tag.
+  jq -r '.Replace[]? | select(.New.Version == null) | "\(.Old.Path) \(.New.Path)"' "$work/release.json" | while read -r path folder; do
+    case $folder in ./*) ;; *) continue ;; esac
+    v=$(pin "$path")
+    if [ -n "$v" ] && [ -d "src/$tag/${folder#./}" ] && ! GOFLAGS=-mod=mod go mod download -json "$path@$v" >/dev/null 2>&1; then
+      printf '\n// Nor %s %s: the tag'"'"'s folder %s.\nreplace %s => ./src/%s/%s\n' "$path" "$v" "${folder#./}" "$path" "$tag" "${folder#./}" >>"$modfile"
+    fi
+  done
 fi
 if [ -n "${TAGS:-}" ]; then
   GOFLAGS=-mod=mod go list -modfile="$modfile" -tags="$TAGS" -deps . >/dev/null
