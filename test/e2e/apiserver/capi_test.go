@@ -83,32 +83,24 @@ var clusterAPI = &webhookOperator{
 // the packages of each line: setup_v1beta1.go), learned from v1beta1
 // objects (testdata/webhooks/capi-v1beta1), in two namespaces: their
 // webhooks copy the object's namespace into the references that name
-// none.
-var clusterAPIV1beta1 = &webhookOperator{
-	name:          "capi",
-	testdata:      "capi-v1beta1",
-	namespaces:    []string{"capi-other"},
-	module:        "sigs.k8s.io/cluster-api",
-	operator:      "cluster-api",
-	crds:          capiCRDs,
-	samplesModule: "sigs.k8s.io/cluster-api/test",
-	samples:       capiSamples,
-	sampleVars:    capiSampleVars,
-	groups: []string{"cluster.x-k8s.io/v1beta1", "controlplane.cluster.x-k8s.io/v1beta1", "bootstrap.cluster.x-k8s.io/v1beta1",
-		"addons.cluster.x-k8s.io/v1beta1", "runtime.cluster.x-k8s.io/v1alpha1"},
-	objects:    "objects.yaml",
-	manifests:  capiManifests,
-	kubeconfig: true,
-	probe: map[string]any{
+// none. It is clusterAPI with those fields changed, made in init because
+// clusterAPI's variant names it.
+var clusterAPIV1beta1 *webhookOperator
+
+func init() {
+	v := *clusterAPI
+	v.variant = nil
+	v.testdata = "capi-v1beta1"
+	v.namespaces = []string{"capi-other"}
+	v.groups = []string{"cluster.x-k8s.io/v1beta1", "controlplane.cluster.x-k8s.io/v1beta1", "bootstrap.cluster.x-k8s.io/v1beta1",
+		"addons.cluster.x-k8s.io/v1beta1", "runtime.cluster.x-k8s.io/v1alpha1"}
+	v.probe = map[string]any{
 		"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Machine",
 		"metadata": map[string]any{"name": "probe"},
 		"spec": map[string]any{"clusterName": "probe", "bootstrap": map[string]any{"dataSecretName": "probe"},
 			"infrastructureRef": map[string]any{"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta1", "kind": "DockerMachine", "name": "probe"}},
-	},
-	probed: func(o *unstructured.Unstructured) bool {
-		return o.GetLabels()["cluster.x-k8s.io/cluster-name"] == "probe"
-	},
-	learned: func(t *testing.T, stdout string, _ learnReport, _ map[string]string) {
+	}
+	v.learned = func(t *testing.T, stdout string, _ learnReport, _ map[string]string) {
 		for _, p := range []string{".spec.replicas", ".spec.strategy", ".spec.minReadySeconds", ".spec.nodeStartupTimeout", ".spec.format"} {
 			if !strings.Contains(stdout, "path: "+p+"\n") {
 				t.Errorf("not learned: %s", p)
@@ -119,13 +111,13 @@ var clusterAPIV1beta1 = &webhookOperator{
 				t.Errorf("learned a namespace the webhooks copy from the object: %s", strings.TrimSpace(l))
 			}
 		}
-	},
-	metadata: true,
-	notFilled: append([]notFilled{
+	}
+	v.notFilled = append([]notFilled{
 		{path: `\.(infrastructureRef|controlPlaneRef|configRef|remediationTemplate|ref)\.namespace$`, reason: "the object's own namespace, copied into a reference that names none: no mutation rule copies a field"},
 		{path: `(\.timeout|Timeout)$`, rewrite: true, reason: "a duration is stored in Go's form (300s as 5m0s, 5m as 5m0s): write it so in Git"},
 		{path: `^\.spec\..*\.metadata\.annotations$`, reason: "annotations written null in a template's metadata are dropped by the webhooks' Go types"},
-	}, capiNotFilled...),
+	}, capiNotFilled...)
+	clusterAPIV1beta1 = &v
 }
 
 // What both descriptions share: the three controllers' CRDs (the core's
