@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -23,7 +24,8 @@ var kserve = &webhookOperator{
 	name:     "kserve",
 	module:   "github.com/kserve/kserve",
 	operator: "kserve",
-	crds:     []string{"config/crd/full/serving.kserve.io_*.yaml", "config/crd/full/*/serving.kserve.io_*.yaml"},
+	// Under config/crd/full from v0.13, config/crd before.
+	crds: []string{"config/crd/full/serving.kserve.io_*.yaml", "config/crd/full/*/serving.kserve.io_*.yaml", "config/crd/serving.kserve.io_*.yaml"},
 	// The InferenceServices of docs/samples (the only kind of v1beta1):
 	// the other kinds' webhooks are validators, or not served.
 	samples: []string{"docs/samples/*/*.yaml", "docs/samples/*/*/*.yaml", "docs/samples/*/*/*/*.yaml", "docs/samples/*/*/*/*/*.yaml"},
@@ -43,16 +45,10 @@ var kserve = &webhookOperator{
 		v, _, _ := unstructured.NestedString(o.Object, "spec", "predictor", "model", "modelFormat", "name")
 		return v == "sklearn"
 	},
-	learned: func(t *testing.T, stdout string, _ learnReport, _ map[string]string) {
-		// Triton's and vLLM's protocol version, the components' first
-		// containers' name and the default installation's resources.
-		for _, p := range []string{".spec.predictor.model.protocolVersion", ".spec.transformer.containers[].name",
-			".spec.transformer.containers[].resources", ".spec.predictor.containers[].resources", ".spec.explainer.art.runtimeVersion"} {
-			if !strings.Contains(stdout, "path: "+p+"\n") {
-				t.Errorf("not learned: %s", p)
-			}
-		}
-	},
+	// Triton's and vLLM's protocol version, the components' first
+	// containers' name and the default installation's resources.
+	learned: kserveLearned(".spec.predictor.model.protocolVersion", ".spec.transformer.containers[].name",
+		".spec.transformer.containers[].resources", ".spec.predictor.containers[].resources", ".spec.explainer.art.runtimeVersion"),
 	metadata: true,
 	notFilled: []notFilled{
 		{path: `^\.metadata\.annotations(\.modelFormat|\["modelFormat"\])?$`, reason: "the modelFormat annotation, copied from .spec.predictor.model.modelFormat.name: no mutation rule copies a field"},
@@ -61,10 +57,58 @@ var kserve = &webhookOperator{
 		{path: `^\.metadata\.annotations(\.serving\.kserve\.io/deploymentMode|\["serving\.kserve\.io/deploymentMode"\])$`, rewrite: true, reason: "a deprecated deployment mode (RawDeployment, Serverless) is stored as its new name (Standard, Knative): fill warns; write the new name in Git"},
 		{path: `^\.spec\.(predictor|transformer|explainer)\.containers\[\]\.resources$`, reason: "the webhook defaults the resources of a component's first container only, and a rule cannot name a list item by its position: the whole-resources rules hold under conditions of the learner's inputs (one explainer container; a Triton or vLLM model beside a transformer), none for a custom predictor, so as not to fill a second container (a proxy) that the webhook leaves alone; write the first container's resources in Git"},
 		{path: `\.resources\.(limits|requests)\.[^.]+$`, rewrite: true, reason: "a quantity written as a number (cpu: 1) is stored as a string (\"1\"): the webhook's Go types; write it quoted in Git"},
+		{path: `^\.spec\.explainer\.(alibi|aix)\.(name|runtimeVersion|resources(\..+)?)$`, reason: "the Alibi (before v0.13) and AIX (before v0.11) explainers are not among the learner's inputs: their container's name kserve-container, runtimeVersion latest and the installation's resources are not filled; write them in Git"},
 		{path: `^\.spec\.predictor\.(sklearn|xgboost|tensorflow|pytorch|triton|onnx|huggingface|pmml|lightgbm|paddle)\.(name|resources)$`, reason: "in the ModelMesh deployment mode a framework's field stays and gets the Go round trip's name: \"\" and resources: {}: ModelMesh is not among the learner's inputs"},
 	},
 	// v0.20.0 (go.mod) on every run: its build costs 210 CPU-s on an
 	// empty build cache; the other releases (a go.vV.mod each) with
-	// E2E_KSERVE_RELEASES.
-	releases: modfileReleases("kserve", func(string) string { return "" }),
+	// E2E_KSERVE_RELEASES; before v0.14 with build tag typedefault (the
+	// type defaults itself: webhook-kserve/register_*.go), before v0.12
+	// with oldmanager too (controller-runtime's older options:
+	// manager_*.go), before v0.10 with logr0 (logr before v1: logs_*.go).
+	releases: modfileReleases("kserve", func(v string) string {
+		switch m := minorOf(v); {
+		case m < 10:
+			return "typedefault,oldmanager,logr0"
+		case m < 12:
+			return "typedefault,oldmanager"
+		case m < 14:
+			return "typedefault"
+		}
+		return ""
+	}),
+	// Before v0.11.2 a model's protocol version is not defaulted (only a
+	// legacy predictor's, moved to predictor.model).
+	variant: func(release string) *webhookOperator {
+		var minor, patch int
+		fmt.Sscanf(release, "v0.%d.%d", &minor, &patch)
+		if release != "newest" && (minor < 11 || minor == 11 && patch < 2) {
+			return kserveBefore0112
+		}
+		return nil
+	},
+}
+
+// kserveBefore0112 is kserve without the protocol version among the
+// paths its learning must find; made in init because kserve's variant
+// names it.
+var kserveBefore0112 *webhookOperator
+
+func init() {
+	v := *kserve
+	v.variant = nil
+	v.learned = kserveLearned(".spec.transformer.containers[].name", ".spec.transformer.containers[].resources",
+		".spec.predictor.containers[].resources", ".spec.explainer.art.runtimeVersion")
+	kserveBefore0112 = &v
+}
+
+// kserveLearned checks that learning found a rule at each path.
+func kserveLearned(paths ...string) func(*testing.T, string, learnReport, map[string]string) {
+	return func(t *testing.T, stdout string, _ learnReport, _ map[string]string) {
+		for _, p := range paths {
+			if !strings.Contains(stdout, "path: "+p+"\n") {
+				t.Errorf("not learned: %s", p)
+			}
+		}
+	}
 }

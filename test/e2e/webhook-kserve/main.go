@@ -5,8 +5,11 @@
 // (cmd/manager) serves it: a controller-runtime manager whose scheme is
 // client-go's with KServe's API types added, and
 // ctrl.NewWebhookManagedBy(mgr).For(&v1beta1.InferenceService{}) with the
-// release's own InferenceServiceDefaulter and InferenceServiceValidator,
-// served from the manager's webhook mux.
+// release's own InferenceServiceDefaulter and InferenceServiceValidator
+// (before v0.14 the type's own Default and ValidateCreate: build tag
+// typedefault, register_*.go), served from the manager's webhook mux
+// (before v0.12 through controller-runtime's older options: build tag
+// oldmanager, manager_*.go).
 //
 // What is repeated here: that registration and the scheme. The manager adds
 // its API types to client-go's global scheme, which the defaulter's own
@@ -40,16 +43,12 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/kserve/kserve/pkg/apis/serving/v1alpha1"
 	"github.com/kserve/kserve/pkg/apis/serving/v1beta1"
 	"github.com/kserve/kserve/pkg/constants"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
-	ctrl "sigs.k8s.io/controller-runtime"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	"sigs.k8s.io/controller-runtime/pkg/webhook"
 )
 
 const module = "github.com/kserve/kserve"
@@ -84,7 +83,7 @@ func run() error {
 		return err
 	}
 	if os.Getenv("WEBHOOK_LOGS") == "" {
-		ctrl.SetLogger(logr.Discard())
+		discardLogs()
 	}
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
@@ -96,27 +95,18 @@ func run() error {
 			return err
 		}
 	}
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		WebhookServer:          webhook.NewServer(webhook.Options{Host: "127.0.0.1"}),
-	})
+	mgr, err := newManager(cfg, scheme)
 	if err != nil {
 		return err
 	}
-	if err := ctrl.NewWebhookManagedBy(mgr).
-		For(&v1beta1.InferenceService{}).
-		WithDefaulter(&v1beta1.InferenceServiceDefaulter{}).
-		WithValidator(&v1beta1.InferenceServiceValidator{}).
-		Complete(); err != nil {
+	if err := registerInferenceService(mgr); err != nil {
 		return fmt.Errorf("webhook InferenceService: %v", err)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: http.MaxBytesHandler(mgr.GetWebhookServer().WebhookMux(), 3<<20), ReadHeaderTimeout: 10 * time.Second,
+	srv := &http.Server{Handler: http.MaxBytesHandler(webhookMux(mgr), 3<<20), ReadHeaderTimeout: 10 * time.Second,
 		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}
 	go func() { _, _ = io.Copy(io.Discard, os.Stdin); _ = srv.Close() }()
 	version := "(unknown)"
