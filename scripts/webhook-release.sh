@@ -144,6 +144,10 @@ if [ $served = 0 ]; then
   # (webhook-sources.sh gives it a go.mod).
   if [ -d "src/$tag/vendor" ]; then
     jq -r '.Require[] | select(.Indirect | not) | "\(.Path) \(.Version)"' "$work/release.json" | while read -r path v; do
+      # A module the release itself replaces by a version keeps that.
+      if jq -e --arg p "$path" '.Replace[]? | select(.Old.Path == $p and .New.Version != null)' "$work/release.json" >/dev/null; then
+        continue
+      fi
       if [ -d "src/$tag/vendor/$path" ] && ! GOFLAGS=-mod=mod go mod download -json "$path@$v" >/dev/null 2>&1; then
         printf '\n// Nor %s %s: the copy the release vendors.\nreplace %s => ./src/%s/vendor/%s\n' "$path" "$v" "$path" "$tag" "$path" >>"$modfile"
       fi
