@@ -29,23 +29,10 @@ var knativeEventing = &webhookOperator{
 	probed: func(o *unstructured.Unstructured) bool {
 		return o.GetAnnotations()["eventing.knative.dev/broker.class"] != ""
 	},
-	learned: func(t *testing.T, stdout string, report learnReport, _ map[string]string) {
-		// The defaults of a default installation's ConfigMaps and the
-		// types' own: learned as fixed values.
-		for _, p := range []string{`.metadata.annotations["eventing.knative.dev/broker.class"]`, ".spec.config", ".spec.delivery",
-			".spec.filter", ".spec.channelTemplate", ".spec.schedule", ".spec.mode", ".spec.serviceAccountName"} {
-			if !strings.Contains(stdout, "path: "+p+"\n") {
-				t.Errorf("not learned: %s", p)
-			}
-		}
-		// Identities follow the requester and a reference's namespace the
-		// object's: never a fixed value.
-		for _, s := range []string{"/creator", "/lastModifier", "eventing-learn"} {
-			if strings.Contains(stdout, s) {
-				t.Errorf("learned a value that follows the request (%s):\n%s", s, stdout)
-			}
-		}
-	},
+	// The defaults of a default installation's ConfigMaps and the types'
+	// own: learned as fixed values.
+	learned: eventingLearned(`.metadata.annotations["eventing.knative.dev/broker.class"]`, ".spec.config", ".spec.delivery",
+		".spec.filter", ".spec.channelTemplate", ".spec.schedule", ".spec.mode", ".spec.serviceAccountName"),
 	notFilled: eventingNotFilled,
 	metadata:  true,
 	// Older releases define fewer kinds (no RequestReply before v1.17, no
@@ -74,6 +61,45 @@ var knativeEventing = &webhookOperator{
 		return ""
 	}),
 	release: knativeModuleRelease,
+	// Before v1.2 the default installation's config-br-defaults gives a
+	// Broker no delivery.
+	variant: func(release string) *webhookOperator {
+		if release != "newest" && minorOf(release)-27 < 2 {
+			return knativeEventingBefore12
+		}
+		return nil
+	},
+}
+
+// knativeEventingBefore12 is knativeEventing without a Broker's delivery
+// among the paths its learning must find; made in init because
+// knativeEventing's variant names it.
+var knativeEventingBefore12 *webhookOperator
+
+func init() {
+	v := *knativeEventing
+	v.variant = nil
+	v.learned = eventingLearned(`.metadata.annotations["eventing.knative.dev/broker.class"]`, ".spec.config",
+		".spec.filter", ".spec.channelTemplate", ".spec.schedule", ".spec.mode", ".spec.serviceAccountName")
+	knativeEventingBefore12 = &v
+}
+
+// eventingLearned checks that learning found a rule at each path and
+// learned no value that follows the request: identities follow the
+// requester and a reference's namespace the object's.
+func eventingLearned(paths ...string) func(*testing.T, string, learnReport, map[string]string) {
+	return func(t *testing.T, stdout string, _ learnReport, _ map[string]string) {
+		for _, p := range paths {
+			if !strings.Contains(stdout, "path: "+p+"\n") {
+				t.Errorf("not learned: %s", p)
+			}
+		}
+		for _, s := range []string{"/creator", "/lastModifier", "eventing-learn"} {
+			if strings.Contains(stdout, s) {
+				t.Errorf("learned a value that follows the request (%s):\n%s", s, stdout)
+			}
+		}
+	}
 }
 
 // knativeModuleRelease is the Knative release 1.N.P of a Knative module's
