@@ -89,11 +89,7 @@ func init() {
 // requester and a reference's namespace the object's.
 func eventingLearned(paths ...string) func(*testing.T, string, learnReport, map[string]string) {
 	return func(t *testing.T, stdout string, _ learnReport, _ map[string]string) {
-		for _, p := range paths {
-			if !strings.Contains(stdout, "path: "+p+"\n") {
-				t.Errorf("not learned: %s", p)
-			}
-		}
+		hasLearned(t, stdout, paths...)
 		for _, s := range []string{"/creator", "/lastModifier", "eventing-learn"} {
 			if strings.Contains(stdout, s) {
 				t.Errorf("learned a value that follows the request (%s):\n%s", s, stdout)

@@ -134,6 +134,17 @@ func modfileReleases(name string, tags func(version string) string) []webhookRel
 	return append(out, webhookRelease{modfile: "go.mod", always: true})
 }
 
+// hasLearned fails t for each path that no rule of a learned profile
+// (stdout of profiles learn) names.
+func hasLearned(t *testing.T, stdout string, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if !strings.Contains(stdout, "path: "+p+"\n") {
+			t.Errorf("not learned: %s", p)
+		}
+	}
+}
+
 // minorOf is the Y of version vX.Y.Z.
 func minorOf(v string) int {
 	var major, minor int
