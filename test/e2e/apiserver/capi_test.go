@@ -56,19 +56,8 @@ var clusterAPI = &webhookOperator{
 	// under exp/addons (expaddons), before v1.9 no MachineDrainRule
 	// (nodrainrule). Those the proxy refuses build from their source at
 	// the tag.
-	releases: modfileReleases("capi", func(v string) string {
-		switch m := minorOf(v); {
-		case m < 9:
-			return "v1beta1,expaddons,nodrainrule"
-		case m < 10:
-			return "v1beta1,expaddons"
-		case m < 11:
-			return "v1beta1"
-		case m < 12:
-			return "wrappers,expwebhooks"
-		}
-		return "wrappers"
-	}),
+	releases: modfileReleases("capi", tagsByMinor("wrappers", below{9, "v1beta1,expaddons,nodrainrule"},
+		below{10, "v1beta1,expaddons"}, below{11, "v1beta1"}, below{12, "wrappers,expwebhooks"})),
 	// The releases before v1.11 store v1beta1: their own seeds,
 	// variations, objects, groups and probe.
 	variant: func(release string) *webhookOperator {

@@ -44,22 +44,9 @@ var knativeEventing = &webhookOperator{
 	// release's cmd/webhook where they differ from v1.20's. Those the proxy
 	// refuses build from their source at the tag (v1.21.4 also with the
 	// knative.dev/pkg its vendor/ holds; scripts/webhook-sources.sh).
-	releases: modfileReleases("eventing", func(v string) string {
-		// Module v0.(N+27).P is release v1.N.P.
-		switch n := minorOf(v) - 27; {
-		case n <= 10:
-			return "types1.0"
-		case n <= 14:
-			return "types1.11"
-		case n <= 16:
-			return "types1.15"
-		case n == 17:
-			return "types1.17"
-		case n <= 19:
-			return "types1.18"
-		}
-		return ""
-	}),
+	// The bounds are module minors: v0.(N+27) is release line v1.N.
+	releases: modfileReleases("eventing", tagsByMinor("", below{38, "types1.0"}, below{42, "types1.11"},
+		below{44, "types1.15"}, below{45, "types1.17"}, below{47, "types1.18"})),
 	release: knativeModuleRelease,
 	// Before v1.2 the default installation's config-br-defaults gives a
 	// Broker no delivery.

@@ -70,12 +70,7 @@ var openKruise = &webhookOperator{
 // and go.mod, v1.9.0's copy, is left out. Before v1.7 the manager injects
 // the handlers' decoder (build tag injectdecoder: handlers_inject.go).
 func kruiseReleases() []webhookRelease {
-	all := modfileReleases("kruise", func(v string) string {
-		if minorOf(v) < 7 {
-			return "injectdecoder"
-		}
-		return ""
-	})
+	all := modfileReleases("kruise", tagsByMinor("", below{7, "injectdecoder"}))
 	return slices.DeleteFunc(all, func(r webhookRelease) bool { return r.modfile == "go.mod" })
 }
 

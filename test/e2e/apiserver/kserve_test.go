@@ -65,17 +65,8 @@ var kserve = &webhookOperator{
 	// type defaults itself: webhook-kserve/register_*.go), before v0.12
 	// with oldmanager too (controller-runtime's older options:
 	// manager_*.go), before v0.10 with logr0 (logr before v1: logs_*.go).
-	releases: modfileReleases("kserve", func(v string) string {
-		switch m := minorOf(v); {
-		case m < 10:
-			return "typedefault,oldmanager,logr0"
-		case m < 12:
-			return "typedefault,oldmanager"
-		case m < 14:
-			return "typedefault"
-		}
-		return ""
-	}),
+	releases: modfileReleases("kserve", tagsByMinor("", below{10, "typedefault,oldmanager,logr0"},
+		below{12, "typedefault,oldmanager"}, below{14, "typedefault"})),
 	// Before v0.11.2 a model's protocol version is not defaulted (only a
 	// legacy predictor's, moved to predictor.model).
 	variant: func(release string) *webhookOperator {

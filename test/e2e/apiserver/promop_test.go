@@ -47,17 +47,7 @@ var promOperatorWebhook = &webhookOperator{
 	// with E2E_PROMOP_RELEASES, built with the tag of the release's
 	// admission.New signature (webhook-promop/admission_*.go): gokit
 	// before v0.76, slogonly before v0.86, scheme to v0.90.
-	releases: modfileReleases("promop", func(v string) string {
-		switch m := minorOf(v); {
-		case m < 76:
-			return "gokit"
-		case m < 86:
-			return "slogonly"
-		case m <= 90:
-			return "scheme"
-		}
-		return ""
-	}),
+	releases: modfileReleases("promop", tagsByMinor("", below{76, "gokit"}, below{86, "slogonly"}, below{91, "scheme"})),
 }
 
 // TestPromOperatorWebhook learns the PrometheusRule mutation of

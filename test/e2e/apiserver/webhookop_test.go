@@ -134,6 +134,26 @@ func modfileReleases(name string, tags func(version string) string) []webhookRel
 	return append(out, webhookRelease{modfile: "go.mod", always: true})
 }
 
+// below is the build tags of the releases whose minor version is below
+// minor.
+type below struct {
+	minor int
+	tags  string
+}
+
+// tagsByMinor gives a release the tags of the first bound its minor
+// version is below (bounds in rising order), else rest.
+func tagsByMinor(rest string, bounds ...below) func(string) string {
+	return func(v string) string {
+		for _, b := range bounds {
+			if minorOf(v) < b.minor {
+				return b.tags
+			}
+		}
+		return rest
+	}
+}
+
 // hasLearned fails t for each path that no rule of a learned profile
 // (stdout of profiles learn) names.
 func hasLearned(t *testing.T, stdout string, paths ...string) {
