@@ -51,42 +51,49 @@ func (b *builder) conditional(g *group, slots []slot, sib string, rule func(path
 // only (every slot with that value got the same addition, and there are
 // at least two such slots): rules for those values, the rest reported.
 func (b *builder) deciding(slots []slot) (condition, bool) {
-	for _, full := range []bool{true, false} {
-	next:
-		for _, c := range b.conds {
-			outcome := map[string]string{}
-			count := map[string]int{}
-			mixed := map[string]bool{}
-			for _, s := range slots {
-				k := c.values[s.obs]
-				if o, seen := outcome[k]; seen && o != s.outcome {
-					if full {
-						continue next
-					}
-					mixed[k] = true
+	if c, ok := b.decides(slots, true); ok {
+		return c, true
+	}
+	return b.decides(slots, false)
+}
+
+// decides finds the first condition that decides every slot (full) or
+// some values' slots, as deciding says.
+func (b *builder) decides(slots []slot, full bool) (condition, bool) {
+next:
+	for _, c := range b.conds {
+		outcome := map[string]string{}
+		count := map[string]int{}
+		mixed := map[string]bool{}
+		for _, s := range slots {
+			k := c.values[s.obs]
+			if o, seen := outcome[k]; seen && o != s.outcome {
+				if full {
+					continue next
 				}
-				outcome[k] = s.outcome
-				count[k]++
+				mixed[k] = true
 			}
-			if len(outcome) < 2 {
-				continue
-			}
-			if full {
-				distinct := map[string]bool{}
-				repeated := false
-				for k, o := range outcome {
-					distinct[o] = true
-					repeated = repeated || count[k] > 1
-				}
-				if len(distinct) > 1 && repeated {
-					return c, true
-				}
-				continue
-			}
+			outcome[k] = s.outcome
+			count[k]++
+		}
+		if len(outcome) < 2 {
+			continue
+		}
+		if full {
+			distinct := map[string]bool{}
+			repeated := false
 			for k, o := range outcome {
-				if !mixed[k] && o != "" && count[k] > 1 {
-					return c, true
-				}
+				distinct[o] = true
+				repeated = repeated || count[k] > 1
+			}
+			if len(distinct) > 1 && repeated {
+				return c, true
+			}
+			continue
+		}
+		for k, o := range outcome {
+			if !mixed[k] && o != "" && count[k] > 1 {
+				return c, true
 			}
 		}
 	}

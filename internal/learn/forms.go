@@ -305,6 +305,9 @@ func (b *builder) decideWritten(obs []Observation, g *group) ([]Rule, []Rewrite,
 		slots := byValue[k]
 		ps, ok := b.parts(obs, g, slots)
 		if !ok {
+			ps, ok = b.decidedParts(g, slots)
+		}
+		if !ok {
 			f := &Finding{APIVersion: g.apiVersion, Kind: g.kind, Path: g.path, Reason: ReasonRewrite,
 				Why: fmt.Sprintf("admission drops or replaces the value %s written here in some objects and not in others, and no field decides which: not learned", k),
 				Fix: "write the value the cluster stores in Git", Ignore: ignoreRule(g.apiVersion, g.kind, g.path)}
@@ -334,6 +337,29 @@ func (b *builder) decideWritten(obs []Observation, g *group) ([]Rule, []Rewrite,
 		}
 	}
 	return rules, rewrites, fs
+}
+
+// decidedParts splits the slots of a written value by a condition of the
+// variations that decides what admission does to every one of them: a
+// field away from it, which no sibling shows (OpenKruise before v1.4
+// resets a written rollingUpdate only where updateStrategy.type is not
+// written).
+func (b *builder) decidedParts(g *group, slots []slot) ([]part, bool) {
+	c, ok := b.decides(slots, true)
+	if !ok {
+		return nil, false
+	}
+	byVal := map[string][]slot{}
+	for _, s := range slots {
+		byVal[c.values[s.obs]] = append(byVal[c.values[s.obs]], s)
+	}
+	var out []part
+	for _, k := range slices.Sorted(maps.Keys(byVal)) {
+		if match := byVal[k]; match[0].outcome != "" {
+			out = append(out, part{path: g.path, when: "(" + c.expr + ") == " + k, slots: match})
+		}
+	}
+	return out, true
 }
 
 // newRule is a rule of group g over the slots it covers.

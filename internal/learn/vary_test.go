@@ -255,3 +255,63 @@ conditions: [.spec.owner]
 		t.Errorf("the owners seen once are not reported: %+v", res.Findings)
 	}
 }
+
+// A written value admission replaces only where a field away from it is
+// not written (OpenKruise before v1.4 resets a StatefulSet's rollingUpdate
+// where updateStrategy.type is absent): no sibling decides it, so without
+// the condition it is reported; with it, a rewrite under that condition.
+func TestVariationsConditionalRewrite(t *testing.T) {
+	v, err := ParseVariations("vary.yaml", []byte(`apiVersion: cmp-defaults.io/v1alpha1
+kind: LearnVariations
+vary:
+  - path: .spec.strategy
+    values:
+      - null
+      - {type: Rolling}
+      - {rolling: {partition: 2}}
+      - {type: Rolling, rolling: {partition: 2}}
+conditions: [.spec.strategy.type]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := v.Generate([]manifest.Object{{Data: gadget(t, "a", `{mode: single}`)}, {Data: gadget(t, "b", `{mode: ha}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reset := func(obj map[string]any) map[string]any {
+		o := runtime.DeepCopyJSON(obj)
+		spec := o["spec"].(map[string]any)
+		st, _ := spec["strategy"].(map[string]any)
+		if st == nil {
+			st = map[string]any{}
+			spec["strategy"] = st
+		}
+		if st["type"] == nil {
+			st["type"], st["rolling"] = "Rolling", map[string]any{}
+		}
+		r, _ := st["rolling"].(map[string]any)
+		if r == nil {
+			r = map[string]any{}
+			st["rolling"] = r
+		}
+		if r["partition"] == nil {
+			r["partition"] = int64(0)
+		}
+		return o
+	}
+	obs := observeWith(reset, objs)
+	if res := Build(obs); len(res.Rewrites) != 0 {
+		t.Errorf("learned without the condition: %+v", res.Rewrites)
+	} else if f := finding(t, res, ".spec.strategy.rolling.partition", ReasonRewrite); !strings.Contains(f.Why, "no field decides") {
+		t.Errorf("finding: %+v", f)
+	}
+	res := v.Build(obs)
+	if len(res.Rewrites) != 1 {
+		t.Fatalf("rewrites: %+v", res.Rewrites)
+	}
+	r := res.Rewrites[0]
+	if r.Path != ".spec.strategy.rolling.partition" || r.When != "(.spec.strategy.type) == null" || jsonText(r.From) != "2" || jsonText(r.To) != "0" || r.Objects != 2 {
+		t.Errorf("rewrite: %+v", r)
+	}
+}
