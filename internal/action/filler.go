@@ -20,14 +20,19 @@ type filler struct {
 }
 
 // fill fills the absent fields of ob (rec, when set, hears of each) and
-// warns of the values it found written that admission rewrites.
+// warns of the values it found written that admission rewrites. Rewrites
+// are read first: their conditions are on the object as written, as the
+// webhook receives it.
 func (f *filler) fill(ob manifest.Object, rec func(defaults.Filled)) error {
+	ws, err := f.e.RewriteWarnings(ob)
+	if err != nil {
+		return err
+	}
 	if err := f.e.FillObject(ob, rec); err != nil {
 		return err
 	}
-	ws, err := f.e.RewriteWarnings(ob)
 	f.warnings.Add(warn.Rewrites, ws...)
-	return err
+	return nil
 }
 
 // check warns of objs of kinds the selected releases do not serve, or

@@ -43,14 +43,15 @@ func Fields(e *defaults.Engine, res []*operators.Resolution, objs []manifest.Obj
 	for i, ob := range objs {
 		o := Object{Object: report.ObjectOf(ob), Filled: []defaults.Filled{}}
 		o.Covered = e.Covers(o.APIVersion, o.Kind)
-		if err := e.FillObject(ob, func(f defaults.Filled) { o.Filled = append(o.Filled, f) }); err != nil {
-			return nil, err
-		}
+		// Rewrites first: their conditions are on the object as written.
 		rw, err := e.Rewrites(ob.Data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %v", ob.Where(), ob.ID(), err)
 		}
 		o.Rewrites = rw
+		if err := e.FillObject(ob, func(f defaults.Filled) { o.Filled = append(o.Filled, f) }); err != nil {
+			return nil, err
+		}
 		if o.Covered && len(o.Filled) == 0 {
 			o.Unfilled = whyUnfilled(res, ob.Data)
 		}

@@ -258,6 +258,8 @@ const (
 
 // Rewrite is a value admission replaces where it is written: From at Path
 // is stored as To. It is never filled (the user wrote From); fill warns.
+// When is a condition on the object as written, before anything is
+// filled: what the webhook receives.
 type Rewrite struct {
 	Path   string `yaml:"path" json:"path"`
 	When   string `yaml:"when,omitempty" json:"when,omitempty"`
