@@ -343,7 +343,8 @@ func (b *builder) decideWritten(obs []Observation, g *group) ([]Rule, []Rewrite,
 // variations that decides what admission does to every one of them: a
 // field away from it, which no sibling shows (OpenKruise before v1.4
 // resets a written rollingUpdate only where updateStrategy.type is not
-// written).
+// written). Not for a drop: a drop is a mutation, whose condition is read
+// on the object being filled, not as written.
 func (b *builder) decidedParts(g *group, slots []slot) ([]part, bool) {
 	c, ok := b.decides(slots, true)
 	if !ok {
@@ -355,7 +356,12 @@ func (b *builder) decidedParts(g *group, slots []slot) ([]part, bool) {
 	}
 	var out []part
 	for _, k := range slices.Sorted(maps.Keys(byVal)) {
-		if match := byVal[k]; match[0].outcome != "" {
+		match := byVal[k]
+		switch match[0].outcome {
+		case "":
+		case "drop":
+			return nil, false
+		default:
 			out = append(out, part{path: g.path, when: "(" + c.expr + ") == " + k, slots: match})
 		}
 	}
