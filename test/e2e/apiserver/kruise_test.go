@@ -61,6 +61,33 @@ var openKruise = &webhookOperator{
 	// v1.9, the v1beta1 DaemonSet).
 	releaseKinds: true,
 	releases:     kruiseReleases(),
+	variant: func(release string) *webhookOperator {
+		if release != "newest" && minorOf(release) < 4 {
+			return kruiseBefore14
+		}
+		return nil
+	},
+}
+
+// kruiseBefore14 is openKruise for releases before v1.4: a rollingUpdate
+// written without updateStrategy.type is replaced by the defaults (a
+// DaemonSet's before v1.1). Learning finds that as rewrites under that
+// condition, and fill warns for the values the learner wrote only. Made
+// in init because openKruise's variant names it.
+var kruiseBefore14 *webhookOperator
+
+func init() {
+	v := *openKruise
+	v.variant = nil
+	v.learned = func(t *testing.T, stdout string, r learnReport, leftOut map[string]string) {
+		openKruise.learned(t, stdout, r, leftOut)
+		if !strings.Contains(stdout, "      - path: .spec.updateStrategy.rollingUpdate.partition\n        when: (.spec.updateStrategy.type) == null\n        from: 1\n        to: 0\n") {
+			t.Errorf("not learned: the rewrite of a written rollingUpdate.partition where updateStrategy.type is not written")
+		}
+	}
+	v.notFilled = append(slices.Clone(openKruise.notFilled), notFilled{path: `^\.spec\.updateStrategy\.rollingUpdate\.[^.]+$`, rewrite: true,
+		reason: "a rollingUpdate written without updateStrategy.type is replaced by the defaults (before v1.4; a DaemonSet's before v1.1): fill warns for the values the learner wrote (maxUnavailable: 2, partition: 1, ...), not for every value; write updateStrategy.type in Git"})
+	kruiseBefore14 = &v
 }
 
 // kruiseReleases are webhook-kruise's builds, one per go.vV.mod
