@@ -2,6 +2,8 @@ package apiserver
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -72,6 +74,9 @@ var kserve = &webhookOperator{
 	variant: func(release string) *webhookOperator {
 		var minor, patch int
 		fmt.Sscanf(release, "v0.%d.%d", &minor, &patch)
+		if release != "newest" && minor < 9 {
+			return kserveBefore09
+		}
 		if release != "newest" && (minor < 11 || minor == 11 && patch < 2) {
 			return kserveBefore0112
 		}
@@ -90,7 +95,23 @@ func init() {
 	v.learned = kserveLearned(".spec.transformer.containers[].name", ".spec.transformer.containers[].resources",
 		".spec.predictor.containers[].resources", ".spec.explainer.art.runtimeVersion")
 	kserveBefore0112 = &v
+	// Before v0.9 a PyTorch model is labelled with TorchServe's service
+	// envelope, kservev2 under protocol v2 (vary.yaml's last condition).
+	v09 := v
+	v09.learned = func(t *testing.T, stdout string, r learnReport, leftOut map[string]string) {
+		v.learned(t, stdout, r, leftOut)
+		if !strings.Contains(stdout, "          serviceEnvelope: kservev2\n") {
+			t.Errorf("not learned: a PyTorch model's serviceEnvelope label under protocol v2")
+		}
+	}
+	v09.notFilled = append(slices.Clone(v.notFilled), notFilled{path: `^\.metadata\.labels(\.serviceEnvelope|\.modelClass|\["(serviceEnvelope|modelClass)"\])$`,
+		reason: "before v0.9 a predictor written in a framework's field gets, when it is moved to predictor.model, TorchServe's serviceEnvelope label (predictor.pytorch) or MLServer's modelClass label (predictor.sklearn or predictor.xgboost under protocol v2): no input writes those fields (a moved value is no default); write predictor.model in Git"})
+	kserveBefore09 = &v09
 }
+
+// kserveBefore09 is kserveBefore0112 with the learn check asking for the
+// PyTorch label too.
+var kserveBefore09 *webhookOperator
 
 // kserveLearned checks that learning found a rule at each path.
 func kserveLearned(paths ...string) func(*testing.T, string, learnReport, map[string]string) {
