@@ -60,12 +60,7 @@ var clusterAPI = &webhookOperator{
 		below{10, "v1beta1,expaddons"}, below{11, "v1beta1"}, below{12, "wrappers,expwebhooks"})),
 	// The releases before v1.11 store v1beta1: their own seeds,
 	// variations, objects, groups and probe.
-	variant: func(release string) *webhookOperator {
-		if release != "newest" && minorOf(release) < 11 {
-			return clusterAPIV1beta1
-		}
-		return nil
-	},
+	variant: before(11, &clusterAPIV1beta1),
 }
 
 // clusterAPIV1beta1: the releases before v1.11 (build tag v1beta1, with

@@ -61,12 +61,7 @@ var openKruise = &webhookOperator{
 	// v1.9, the v1beta1 DaemonSet).
 	releaseKinds: true,
 	releases:     kruiseReleases(),
-	variant: func(release string) *webhookOperator {
-		if release != "newest" && minorOf(release) < 4 {
-			return kruiseBefore14
-		}
-		return nil
-	},
+	variant:      before(4, &kruiseBefore14),
 }
 
 // kruiseBefore14 is openKruise for releases before v1.4: a rollingUpdate

@@ -165,6 +165,17 @@ func hasLearned(t *testing.T, stdout string, paths ...string) {
 	}
 }
 
+// before is a variant function: the releases of a minor version below
+// minor are tested as *v (set in init, so taken when the test runs).
+func before(minor int, v **webhookOperator) func(string) *webhookOperator {
+	return func(release string) *webhookOperator {
+		if release != "newest" && minorOf(release) < minor {
+			return *v
+		}
+		return nil
+	}
+}
+
 // minorOf is the Y of version vX.Y.Z.
 func minorOf(v string) int {
 	var major, minor int
