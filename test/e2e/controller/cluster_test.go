@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/argoproj/argo-cd/gitops-engine/v3/pkg/utils/kube"
+	"github.com/argoproj/argo-cd/gitops-engine/v3/pkg/utils/tracing"
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
@@ -15,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -167,6 +171,46 @@ func (s *kubeServer) applyCRDs(t tb, crds []*apiextv1.CustomResourceDefinition) 
 				t.Fatalf("%s %s not in discovery: %v", gv, crd.Spec.Names.Plural, err)
 			}
 		}
+	}
+	// Argo CD's cluster cache reloads the OpenAPI schema (its diffs' GVK
+	// parser) on every CRD event, and the API server publishes a CRD's
+	// schema a moment after it serves the CRD: a reload in between leaves
+	// the kinds out of the parser ("unable to resolve parseableType") until
+	// the next CRD event. Wait until Argo CD's own loader has them, then
+	// send that event.
+	s.waitParser(t, crds)
+	for _, crd := range crds {
+		patch := fmt.Sprintf(`{"metadata":{"annotations":{"e2e.cmp-defaults.io/published":%q}}}`, strconv.FormatInt(time.Now().UnixNano(), 10))
+		if _, err := c.Patch(ctx, crd.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+			t.Fatalf("CRD %s: %v", crd.Name, err)
+		}
+	}
+}
+
+// waitParser waits until Argo CD's OpenAPI loader gives a GVK parser that
+// knows every served version of crds.
+func (s *kubeServer) waitParser(t tb, crds []*apiextv1.CustomResourceDefinition) {
+	t.Helper()
+	kubectl := &kube.KubectlCmd{Log: logr.Discard(), Tracer: tracing.NopTracer{}}
+	var missing []schema.GroupVersionKind
+	err := wait.PollUntilContextTimeout(context.Background(), 500*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		_, parser, err := kubectl.LoadOpenAPISchema(s.cfg)
+		if err != nil || parser == nil {
+			return false, nil
+		}
+		missing = missing[:0]
+		for _, crd := range crds {
+			for _, v := range crd.Spec.Versions {
+				gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}
+				if v.Served && parser.Type(gvk) == nil {
+					missing = append(missing, gvk)
+				}
+			}
+		}
+		return len(missing) == 0, nil
+	})
+	if err != nil {
+		t.Fatalf("Argo CD's OpenAPI loader still lacks %v: %v", missing, err)
 	}
 }
 
