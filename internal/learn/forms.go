@@ -343,8 +343,9 @@ func (b *builder) decideWritten(obs []Observation, g *group) ([]Rule, []Rewrite,
 // variations that decides what admission does to every one of them: a
 // field away from it, which no sibling shows (OpenKruise before v1.4
 // resets a written rollingUpdate only where updateStrategy.type is not
-// written). Not for a drop: a drop is a mutation, whose condition is read
-// on the object being filled, not as written.
+// written). Each rewrite needs two fields that show it, as a rule does.
+// Not for a drop: a drop is a mutation, whose condition is read on the
+// object being filled, not as written.
 func (b *builder) decidedParts(g *group, slots []slot) ([]part, bool) {
 	c, ok := b.decides(slots, true)
 	if !ok {
@@ -362,6 +363,9 @@ func (b *builder) decidedParts(g *group, slots []slot) ([]part, bool) {
 		case "drop":
 			return nil, false
 		default:
+			if len(match) < 2 {
+				return nil, false
+			}
 			out = append(out, part{path: g.path, when: "(" + c.expr + ") == " + k, slots: match})
 		}
 	}

@@ -314,4 +314,15 @@ conditions: [.spec.strategy.type]
 	if r.Path != ".spec.strategy.rolling.partition" || r.When != "(.spec.strategy.type) == null" || jsonText(r.From) != "2" || jsonText(r.To) != "0" || r.Objects != 2 {
 		t.Errorf("rewrite: %+v", r)
 	}
+	// One object without a type is no evidence: reported, as a rule would be.
+	var one []manifest.Object
+	for _, o := range objs {
+		st, _ := o.Data["spec"].(map[string]any)["strategy"].(map[string]any)
+		if st["type"] != nil || o.Data["spec"].(map[string]any)["mode"] == "single" {
+			one = append(one, o)
+		}
+	}
+	if res := v.Build(observeWith(reset, one)); len(res.Rewrites) != 0 {
+		t.Errorf("learned from one object: %+v", res.Rewrites)
+	}
 }
