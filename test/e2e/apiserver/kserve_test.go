@@ -48,7 +48,7 @@ var kserve = &webhookOperator{
 	},
 	// Triton's and vLLM's protocol version, the components' first
 	// containers' name and the default installation's resources.
-	learned: kserveLearned(".spec.predictor.model.protocolVersion", ".spec.transformer.containers[].name",
+	learned: learnedPaths(".spec.predictor.model.protocolVersion", ".spec.transformer.containers[].name",
 		".spec.transformer.containers[].resources", ".spec.predictor.containers[].resources", ".spec.explainer.art.runtimeVersion"),
 	metadata: true,
 	notFilled: []notFilled{
@@ -92,7 +92,7 @@ var kserveBefore0112 *webhookOperator
 func init() {
 	v := *kserve
 	v.variant = nil
-	v.learned = kserveLearned(".spec.transformer.containers[].name", ".spec.transformer.containers[].resources",
+	v.learned = learnedPaths(".spec.transformer.containers[].name", ".spec.transformer.containers[].resources",
 		".spec.predictor.containers[].resources", ".spec.explainer.art.runtimeVersion")
 	kserveBefore0112 = &v
 	// Before v0.9 a PyTorch model is labelled with TorchServe's service
@@ -112,8 +112,3 @@ func init() {
 // kserveBefore09 is kserveBefore0112 with the learn check asking for the
 // PyTorch label too.
 var kserveBefore09 *webhookOperator
-
-// kserveLearned checks that learning found a rule at each path.
-func kserveLearned(paths ...string) func(*testing.T, string, learnReport, map[string]string) {
-	return func(t *testing.T, stdout string, _ learnReport, _ map[string]string) { hasLearned(t, stdout, paths...) }
-}

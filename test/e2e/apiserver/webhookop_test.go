@@ -154,6 +154,11 @@ func tagsByMinor(rest string, bounds ...below) func(string) string {
 	}
 }
 
+// learnedPaths is a learn check that only asks for a rule at each path.
+func learnedPaths(paths ...string) func(*testing.T, string, learnReport, map[string]string) {
+	return func(t *testing.T, stdout string, _ learnReport, _ map[string]string) { hasLearned(t, stdout, paths...) }
+}
+
 // hasLearned fails t for each path that no rule of a learned profile
 // (stdout of profiles learn) names.
 func hasLearned(t *testing.T, stdout string, paths ...string) {
